@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# KVM selftests.  Works two ways:
+#  - in a kernel tree, as tools/testing/selftests/kvm: uses ../lib.mk,
+#    ../kselftest.h and the kernel's installed headers;
+#  - standalone, from this repo: takes lib.mk, kselftest.h and the runner
+#    from a kernel source tree (KSRC=, default: Debian's linux-source-6.1
+#    package, unpacked once into a cache) and uapi headers from the system.
+#
+# ARCH=x86_64 (default on x86 hosts) or ARCH=arm64 (CROSS_COMPILE defaults
+# to aarch64-linux-gnu- on other hosts).  STATIC=1 links statically.
+# O=DIR puts the output in DIR (standalone).
+
+top_dir := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+host_arch := $(shell uname -m)
+
+ifeq ($(ARCH),)
+ARCH := $(host_arch)
+endif
+ifneq ($(filter x86 x86_64,$(ARCH)),)
+ARCH_DIR := x86_64
+else ifneq ($(filter arm64 aarch64,$(ARCH)),)
+ARCH_DIR := aarch64
+else
+$(error Unsupported ARCH '$(ARCH)': use x86_64 or arm64)
+endif
+
+ifeq ($(CROSS_COMPILE)$(LLVM),)
+ifeq ($(ARCH_DIR),aarch64)
+ifneq ($(host_arch),aarch64)
+CROSS_COMPILE := aarch64-linux-gnu-
+endif
+endif
+endif
+
+ifneq ($(wildcard $(top_dir)/../lib.mk $(top_dir)/../kselftest.h),)
+IN_TREE := 1
+KSFT_DIR := $(abspath $(top_dir)/..)
+else
+IN_TREE :=
+include $(top_dir)/ksrc.mk
+KSFT_DIR := $(KSRC)/tools/testing/selftests
+ifneq ($(O),)
+OUTPUT := $(abspath $(O))
+endif
+endif
+
+TEST_GEN_PROGS := $(sort $(patsubst %.c,%,$(wildcard *.c) \
+		    $(wildcard $(ARCH_DIR)/*.c) $(wildcard unit/*.c)))
+
+LIBKVM_C := $(wildcard lib/*.c lib/$(ARCH_DIR)/*.c)
+LIBKVM_S := $(wildcard lib/$(ARCH_DIR)/*.S)
+HDRS := $(wildcard include/*.h include/$(ARCH_DIR)/*.h)
+
+# Our own link and compile rules below, not lib.mk's.
+OVERRIDE_TARGETS := 1
+include $(KSFT_DIR)/lib.mk
+
+LIBKVM_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIBKVM_C)) \
+	       $(patsubst %.S,$(OUTPUT)/%.o,$(LIBKVM_S))
+EXTRA_CLEAN += $(LIBKVM_OBJS) $(OUTPUT)/kselftest_install
+
+ARCH_CFLAGS_x86_64 :=
+ARCH_CFLAGS_aarch64 := -mno-outline-atomics
+ARCH_LIBDIR_aarch64 := $(if $(CROSS_COMPILE),-L/usr/lib/aarch64-linux-gnu)
+
+# Guest code is compiled into the test and loaded at its link addresses:
+# no PIE, no stack protector (it reads TLS, which the guest has not).
+CFLAGS += -Wall -Wextra -Werror -Wstrict-prototypes -Wuninitialized \
+	  -Wno-unused-parameter -O2 -g -std=gnu99 -D_GNU_SOURCE \
+	  -fno-PIE -fno-stack-protector -fno-strict-aliasing -pthread \
+	  $(ARCH_CFLAGS_$(ARCH_DIR)) \
+	  -I$(top_dir)/include -I$(top_dir)/include/$(ARCH_DIR) \
+	  -I$(KSFT_DIR) $(KHDR_INCLUDES) -idirafter /usr/include
+LDFLAGS += -pthread -no-pie $(if $(STATIC),-static) $(ARCH_LIBDIR_$(ARCH_DIR))
+LDLIBS += -lnuma
+
+$(OUTPUT)/%.o: %.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.o: %.S $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+
+$(TEST_GEN_PROGS): $(OUTPUT)/%: %.c $(LIBKVM_OBJS) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< $(LIBKVM_OBJS) $(LDLIBS) -o $@
+
+# A kselftest install tree (what `make -C tools/testing/selftests
+# TARGETS=kvm install` makes in-tree), for vm/run --dir.
+KSFT_INSTALL_PATH ?= $(OUTPUT)/kselftest_install
+kselftest_install: all
+	rm -rf $(KSFT_INSTALL_PATH)
+	mkdir -p $(KSFT_INSTALL_PATH)/kvm $(KSFT_INSTALL_PATH)/kselftest
+	cp $(TEST_GEN_PROGS) settings config $(KSFT_INSTALL_PATH)/kvm/
+	cp $(KSFT_DIR)/run_kselftest.sh $(KSFT_INSTALL_PATH)/
+	cp $(KSFT_DIR)/kselftest/runner.sh $(KSFT_DIR)/kselftest/prefix.pl \
+	   $(KSFT_INSTALL_PATH)/kselftest/
+	for t in $(notdir $(TEST_GEN_PROGS)); do echo "kvm:$$t"; done \
+		> $(KSFT_INSTALL_PATH)/kselftest-list.txt
+
+.PHONY: kselftest_install

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Base helpers shared by every test: assertions, skips, sizes, time and
+ * the table of memory backing sources.
+ */
+#ifndef SELFTEST_KVM_TEST_UTIL_H
+#define SELFTEST_KVM_TEST_UTIL_H
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#define __noreturn	__attribute__((noreturn))
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+#define KB		(1UL << 10)
+#define MB		(1UL << 20)
+#define GB		(1UL << 30)
+#define NSEC_PER_SEC	1000000000ULL
+
+#define ALIGN_DOWN(x, a)	((x) & ~((__typeof__(x))(a) - 1))
+#define ALIGN_UP(x, a)		ALIGN_DOWN((x) + (a) - 1, (a))
+#define IS_ALIGNED(x, a)	(((x) & ((__typeof__(x))(a) - 1)) == 0)
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+
+__printf(4, 5) __noreturn
+void test_assert_fail(const char *file, unsigned int line, const char *expr,
+		      const char *fmt, ...);
+__printf(1, 2) __noreturn void test_skip(const char *fmt, ...);
+__printf(1, 2) __noreturn void test_usage_error(const char *fmt, ...);
+void test_dump_stack(FILE *out);
+
+/* Check @cond; on failure print file:line, errno, a backtrace, exit 1. */
+#define TEST_ASSERT(cond, fmt, ...) do {				\
+	if (!(cond))							\
+		test_assert_fail(__FILE__, __LINE__, #cond,		\
+				 fmt, ##__VA_ARGS__);			\
+} while (0)
+
+#define TEST_ASSERT_EQ(a, b) do {					\
+	__typeof__(a) __a = (a);					\
+	__typeof__(b) __b = (b);					\
+	TEST_ASSERT(__a == __b, "%s == %s failed: 0x%llx != 0x%llx",	\
+		    #a, #b, (unsigned long long)__a,			\
+		    (unsigned long long)__b);				\
+} while (0)
+
+#define TEST_FAIL(fmt, ...) \
+	test_assert_fail(__FILE__, __LINE__, "Failed", fmt, ##__VA_ARGS__)
+
+/* A requirement the host lacks: a TAP skip with the reason, exit 4. */
+#define TEST_REQUIRE(cond) do {						\
+	if (!(cond))							\
+		test_skip("Requirement not met: %s", #cond);		\
+} while (0)
+
+/* Sizes: "4096", "0x1000", "64K", "64M", "1G", "2T" (case-insensitive). */
+int try_parse_size(const char *str, uint64_t *size, const char **why);
+uint64_t parse_size(const char *str);
+/* A decimal integer in [min, max]; anything else is a usage error. */
+long parse_long(const char *opt, const char *str, long min, long max);
+
+/* Time. */
+struct timespec timespec_add_ns(struct timespec ts, uint64_t ns);
+struct timespec timespec_sub(struct timespec a, struct timespec b);
+struct timespec timespec_elapsed(struct timespec start);
+struct timespec timespec_div(struct timespec ts, int divisor);
+uint64_t timespec_to_ns(struct timespec ts);
+double timespec_to_sec(struct timespec ts);
+struct timespec timespec_now(void);
+
+/* Memory backing sources for guest memory: one table, in test_util.c. */
+enum vm_mem_backing_src_type {
+	VM_MEM_SRC_ANONYMOUS,
+	VM_MEM_SRC_ANONYMOUS_THP,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB_16KB,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB_64KB,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB_512KB,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB_1MB,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB_2MB,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB_8MB,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB_16MB,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB_32MB,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB_256MB,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB_512MB,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB_1GB,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB_2GB,
+	VM_MEM_SRC_ANONYMOUS_HUGETLB_16GB,
+	VM_MEM_SRC_SHMEM,
+	VM_MEM_SRC_SHARED_HUGETLB,
+	NUM_SRC_TYPES,
+};
+
+#define DEFAULT_VM_MEM_SRC VM_MEM_SRC_ANONYMOUS
+
+struct vm_mem_backing_src_alias {
+	const char *name;
+	int flags;		/* MAP_* flags for mmap() */
+	size_t hugepage_size;	/* explicit hugetlb size, 0 if none */
+};
+
+const struct vm_mem_backing_src_alias *vm_mem_backing_src_alias(uint32_t i);
+size_t get_backing_src_pagesz(uint32_t i);
+bool backing_src_is_shared(uint32_t i);
+bool backing_src_is_hugetlb(uint32_t i);
+int try_parse_backing_src_type(const char *name);
+enum vm_mem_backing_src_type parse_backing_src_type(const char *name);
+void backing_src_help(FILE *out, const char *flag);
+/* Skip (exit 4) unless @size bytes of @type can be had on this host. */
+void backing_src_require(uint32_t type, uint64_t size);
+size_t get_def_hugetlb_pagesz(void);
+size_t get_trans_hugepagesz(void);
+
+#endif /* SELFTEST_KVM_TEST_UTIL_H */

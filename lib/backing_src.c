@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The table of guest memory backing sources: names as maintainers type
+ * them after -s, mmap() flags, page sizes, and what the host must offer.
+ */
+#include <linux/mman.h>
+#include <sys/mman.h>
+
+#include "test_util.h"
+
+#define ANON		(MAP_PRIVATE | MAP_ANONYMOUS)
+#define ANON_HUGE	(ANON | MAP_HUGETLB)
+#define HUGE_SZ(sz)	(ANON_HUGE | ((__builtin_ctzll(sz)) << MAP_HUGE_SHIFT))
+#define SRC_HUGE(_name, sz) { .name = _name, .flags = HUGE_SZ(sz), .hugepage_size = sz }
+
+static const struct vm_mem_backing_src_alias backing_src_table[NUM_SRC_TYPES] = {
+	[VM_MEM_SRC_ANONYMOUS] = { .name = "anonymous", .flags = ANON },
+	[VM_MEM_SRC_ANONYMOUS_THP] = { .name = "anonymous_thp", .flags = ANON },
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB] = { .name = "anonymous_hugetlb", .flags = ANON_HUGE },
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB_16KB] = SRC_HUGE("anonymous_hugetlb_16kb", 16 * KB),
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB_64KB] = SRC_HUGE("anonymous_hugetlb_64kb", 64 * KB),
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB_512KB] = SRC_HUGE("anonymous_hugetlb_512kb", 512 * KB),
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB_1MB] = SRC_HUGE("anonymous_hugetlb_1mb", 1 * MB),
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB_2MB] = SRC_HUGE("anonymous_hugetlb_2mb", 2 * MB),
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB_8MB] = SRC_HUGE("anonymous_hugetlb_8mb", 8 * MB),
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB_16MB] = SRC_HUGE("anonymous_hugetlb_16mb", 16 * MB),
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB_32MB] = SRC_HUGE("anonymous_hugetlb_32mb", 32 * MB),
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB_256MB] = SRC_HUGE("anonymous_hugetlb_256mb", 256 * MB),
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB_512MB] = SRC_HUGE("anonymous_hugetlb_512mb", 512 * MB),
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB_1GB] = SRC_HUGE("anonymous_hugetlb_1gb", 1 * GB),
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB_2GB] = SRC_HUGE("anonymous_hugetlb_2gb", 2 * GB),
+	[VM_MEM_SRC_ANONYMOUS_HUGETLB_16GB] = SRC_HUGE("anonymous_hugetlb_16gb", 16 * GB),
+	/* Shared kinds are memfd-backed; the flags are for the mapping. */
+	[VM_MEM_SRC_SHMEM] = { .name = "shmem", .flags = MAP_SHARED },
+	[VM_MEM_SRC_SHARED_HUGETLB] = { .name = "shared_hugetlb", .flags = MAP_SHARED },
+};
+
+const struct vm_mem_backing_src_alias *vm_mem_backing_src_alias(uint32_t i)
+{
+	TEST_ASSERT(i < NUM_SRC_TYPES, "Backing source type %u out of range", i);
+	return &backing_src_table[i];
+}
+
+/* Read one unsigned number from a sysfs/procfs file; 0 if absent. */
+static uint64_t read_sys_u64(const char *path)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+static uint64_t meminfo_kb(const char *key)
+{
+	unsigned long long v = 0;
+	char line[128];
+	size_t len = strlen(key);
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, len) && line[len] == ':') {
+			sscanf(line + len + 1, "%llu", &v);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+size_t get_def_hugetlb_pagesz(void)
+{
+	return meminfo_kb("Hugepagesize") * KB;
+}
+
+size_t get_trans_hugepagesz(void)
+{
+	return read_sys_u64("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+}
+
+bool backing_src_is_hugetlb(uint32_t i)
+{
+	return (vm_mem_backing_src_alias(i)->flags & MAP_HUGETLB) ||
+	       i == VM_MEM_SRC_SHARED_HUGETLB;
+}
+
+bool backing_src_is_shared(uint32_t i)
+{
+	return vm_mem_backing_src_alias(i)->flags & MAP_SHARED;
+}
+
+size_t get_backing_src_pagesz(uint32_t i)
+{
+	const struct vm_mem_backing_src_alias *src = vm_mem_backing_src_alias(i);
+
+	if (src->hugepage_size)
+		return src->hugepage_size;
+	switch (i) {
+	case VM_MEM_SRC_ANONYMOUS_THP:
+		return get_trans_hugepagesz();
+	case VM_MEM_SRC_ANONYMOUS_HUGETLB:
+	case VM_MEM_SRC_SHARED_HUGETLB:
+		return get_def_hugetlb_pagesz();
+	default:
+		return getpagesize();
+	}
+}
+
+int try_parse_backing_src_type(const char *name)
+{
+	int i;
+
+	for (i = 0; i < NUM_SRC_TYPES; i++)
+		if (!strcmp(name, backing_src_table[i].name))
+			return i;
+	return -1;
+}
+
+void backing_src_help(FILE *out, const char *flag)
+{
+	int i;
+
+	fprintf(out, " %s: specify the type of memory that should be used to\n"
+		"     back the guest data region. (default: %s)\n     ",
+		flag, backing_src_table[DEFAULT_VM_MEM_SRC].name);
+	for (i = 0; i < NUM_SRC_TYPES; i++)
+		fprintf(out, "%s%s", backing_src_table[i].name,
+			i + 1 < NUM_SRC_TYPES ? (i % 4 == 3 ? ",\n     " : ", ") : "\n");
+}
+
+enum vm_mem_backing_src_type parse_backing_src_type(const char *name)
+{
+	int i = try_parse_backing_src_type(name);
+
+	if (i < 0) {
+		fprintf(stderr, "Unknown backing source type '%s'; valid:\n", name);
+		backing_src_help(stderr, "-s");
+		exit(KSFT_FAIL);
+	}
+	return i;
+}
+
+static void hugetlb_require(size_t pagesz, uint64_t size)
+{
+	char path[128];
+	uint64_t free_pages, need = DIV_ROUND_UP(size, pagesz);
+
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/mm/hugepages/hugepages-%zukB/free_hugepages",
+		 pagesz / KB);
+	if (access(path, R_OK))
+		test_skip("%zu kB hugepages are not supported by this host",
+			  pagesz / KB);
+	free_pages = read_sys_u64(path);
+	if (free_pages < need)
+		test_skip("%" PRIu64 " free %zu kB hugepages needed, %" PRIu64
+			  " available: reserve them in %s", need, pagesz / KB,
+			  free_pages, pagesz == get_def_hugetlb_pagesz() ?
+			  "/proc/sys/vm/nr_hugepages" : "nr_hugepages of that size");
+}
+
+void backing_src_require(uint32_t type, uint64_t size)
+{
+	size_t pagesz = get_backing_src_pagesz(type);
+
+	if (!pagesz)
+		test_skip("Backing source %s is not supported by this host",
+			  vm_mem_backing_src_alias(type)->name);
+	if (!IS_ALIGNED(size, pagesz))
+		test_usage_error("Size 0x%" PRIx64 " is not a multiple of the %s page size 0x%zx",
+				 size, vm_mem_backing_src_alias(type)->name, pagesz);
+	if (backing_src_is_hugetlb(type))
+		hugetlb_require(pagesz, size);
+}

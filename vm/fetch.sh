@@ -1,0 +1,191 @@
+# shellcheck shell=bash
+# Host-side helpers for vm/run: host package checks, the download cache of
+# stock Debian kernels / static busybox, and KVM module selection.
+# Sourced by vm/run; expects die(), info() and the globals documented there.
+
+CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/kvm-selftests"
+
+# Debian architecture name for a guest arch.
+deb_arch() {
+	case "$1" in
+	x86_64) echo amd64 ;;
+	arm64) echo arm64 ;;
+	esac
+}
+
+# Make sure the host tools needed to boot an $1 guest exist.  Installs the
+# missing Debian packages when running as root, otherwise tells which ones.
+ensure_host_tools() {
+	local arch=$1 qemu pkgs=() tool pkg
+	if [[ $arch == x86_64 ]]; then
+		qemu=(qemu-system-x86_64 qemu-system-x86)
+	else
+		qemu=(qemu-system-aarch64 qemu-system-arm)
+	fi
+	for tool in "${qemu[0]}:${qemu[1]}" cpio:cpio timeout:coreutils \
+		dpkg-deb:dpkg apt-get:apt xz:xz-utils; do
+		command -v "${tool%%:*}" >/dev/null 2>&1 || pkgs+=("${tool#*:}")
+	done
+	if [[ $arch == x86_64 && $(uname -m) == x86_64 ]] && ! host_busybox_static; then
+		pkgs+=(busybox-static)
+	fi
+	((${#pkgs[@]})) || return 0
+	if ((EUID != 0)); then
+		die_env "missing host packages; run: sudo apt-get install -y --no-install-recommends ${pkgs[*]}"
+	fi
+	info "installing host packages: ${pkgs[*]}"
+	apt-get update -qq >&2 || true
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		"${pkgs[@]}" >&2 || die_env "apt-get install ${pkgs[*]} failed"
+}
+
+# True if /bin/busybox is the statically linked one from busybox-static.
+host_busybox_static() {
+	[[ -x /bin/busybox ]] &&
+		dpkg-query -W -f '${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed'
+}
+
+# apt needs the foreign architecture configured to download arm64 packages.
+ensure_dpkg_arch() {
+	local darch=$1
+	[[ $darch == "$(dpkg --print-architecture)" ]] && return 0
+	dpkg --print-foreign-architectures | grep -qx "$darch" && return 0
+	if ((EUID != 0)); then
+		die_env "dpkg architecture $darch not configured; run: sudo dpkg --add-architecture $darch && sudo apt-get update"
+	fi
+	info "adding dpkg architecture $darch"
+	dpkg --add-architecture "$darch"
+	apt-get update -qq >&2 || die_env "apt-get update failed"
+}
+
+# Download Debian package $1 (name[:arch]) and unpack it into $2, once.
+# A ".complete" stamp marks a finished unpack, so interrupted runs retry.
+fetch_deb() {
+	local pkg=$1 dest=$2 tmp
+	[[ -e $dest/.complete ]] && return 0
+	mkdir -p "$CACHE_DIR"
+	tmp=$(mktemp -d "$CACHE_DIR/.dl.XXXXXX")
+	chmod 755 "$tmp" # let apt's _apt sandbox user write here
+	info "downloading $pkg into $dest (once)"
+	if ! (cd "$tmp" && apt-get download -q "$pkg" >&2); then
+		rm -rf "$tmp"
+		die_env "apt-get download $pkg failed"
+	fi
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	dpkg-deb -x "$tmp"/*.deb "$dest" || { rm -rf "$tmp" "$dest"; die_env "dpkg-deb -x failed for $pkg"; }
+	rm -rf "$tmp"
+	touch "$dest/.complete"
+}
+
+# Print the directory of the cached stock kernel for guest arch $1,
+# downloading it if no cached one exists yet.
+stock_kernel_dir() {
+	local arch=$1 darch meta pkg dir
+	darch=$(deb_arch "$arch")
+	# Reuse any complete cached kernel (newest first): no network needed.
+	dir=$(find "$CACHE_DIR" -maxdepth 2 -name .complete -path "*/linux-image-6.1.0-*-$darch/*" \
+		2>/dev/null | sort -V | tail -n1)
+	if [[ -n $dir ]]; then
+		dirname "$dir"
+		return 0
+	fi
+	ensure_dpkg_arch "$darch"
+	meta="linux-image-$darch"
+	[[ $darch == "$(dpkg --print-architecture)" ]] || meta+=":$darch"
+	pkg=$(apt-cache depends "$meta" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*/\1/p' | head -n1)
+	[[ -n $pkg ]] || die_env "cannot resolve $meta with apt-cache (not Debian? use --kernel)"
+	fetch_deb "$pkg:$darch" "$CACHE_DIR/$pkg"
+	echo "$CACHE_DIR/$pkg"
+}
+
+# Print the path of a static busybox for guest arch $1.
+static_busybox() {
+	local arch=$1 darch dir
+	darch=$(deb_arch "$arch")
+	if [[ $darch == "$(dpkg --print-architecture)" ]] && host_busybox_static; then
+		echo /bin/busybox
+		return 0
+	fi
+	ensure_dpkg_arch "$darch"
+	dir="$CACHE_DIR/busybox-static-$darch"
+	fetch_deb "busybox-static:$darch" "$dir"
+	echo "$dir/bin/busybox"
+}
+
+# Module helpers.  Names are normalised with '_' (as in "depends=").
+mod_name() {
+	local n=${1##*/}
+	n=${n%%.ko*}
+	echo "${n//-/_}"
+}
+
+# Print the uncompressed contents of module file $1 on stdout.
+mod_cat() {
+	case "$1" in
+	*.ko.xz) xz -dc "$1" ;;
+	*.ko.zst) zstd -dcq "$1" ;;
+	*.ko.gz) gzip -dc "$1" ;;
+	*) cat "$1" ;;
+	esac
+}
+
+# Print the "depends=" list of module file $1, one name per line.
+mod_depends() {
+	mod_cat "$1" | tr '\0' '\n' | sed -n 's/^depends=//p' | head -n1 | tr ',' '\n' |
+		sed '/^$/d; s/-/_/g'
+}
+
+declare -A MOD_PATH=()
+declare -A MOD_SEEN=()
+MOD_ORDER=()
+
+# Index every module under $1 by normalised name.
+mod_index() {
+	local f
+	MOD_PATH=()
+	while IFS= read -r f; do
+		MOD_PATH[$(mod_name "$f")]=$f
+	done < <(find "$1" -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst' -o -name '*.ko.gz')
+}
+
+# Append module $1 and (first) its dependencies to MOD_ORDER.
+mod_resolve() {
+	local name=$1 dep
+	[[ -n ${MOD_SEEN[$name]:-} ]] && return 0
+	MOD_SEEN[$name]=1
+	[[ -n ${MOD_PATH[$name]:-} ]] || return 1
+	while IFS= read -r dep; do
+		mod_resolve "$dep" || info "warning: dependency $dep of $name not found"
+	done < <(mod_depends "${MOD_PATH[$name]}")
+	MOD_ORDER+=("$name")
+}
+
+# Copy the KVM modules (+deps) from tree $1 into initramfs root $2 as plain
+# .ko files, writing load-order lists /etc/vmrun/mods.<flavour>.
+# Flavours: x86_64 -> amd (kvm_amd) and intel (kvm_intel); arm64 -> kvm.
+install_kvm_modules() {
+	local tree=$1 root=$2 arch=$3 flavour top name any=0
+	local -a pairs
+	mod_index "$tree"
+	mkdir -p "$root/lib/modules" "$root/etc/vmrun"
+	if [[ $arch == x86_64 ]]; then
+		pairs=(amd:kvm_amd intel:kvm_intel)
+	else
+		pairs=(kvm:kvm)
+	fi
+	for flavour in "${pairs[@]}"; do
+		top=${flavour#*:}
+		MOD_SEEN=()
+		MOD_ORDER=()
+		mod_resolve "$top" || continue
+		any=1
+		for name in "${MOD_ORDER[@]}"; do
+			[[ -e $root/lib/modules/$name.ko ]] ||
+				mod_cat "${MOD_PATH[$name]}" >"$root/lib/modules/$name.ko"
+			echo "$name"
+		done >"$root/etc/vmrun/mods.${flavour%%:*}"
+	done
+	((any)) || info "note: no KVM modules in $tree (assuming KVM is built in)"
+}
