@@ -18,14 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compiler.h"
 #include "kselftest.h"
-
-#define __printf(a, b)	__attribute__((format(printf, a, b)))
-#define __noreturn	__attribute__((noreturn))
-
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#endif
 
 #define KB		(1UL << 10)
 #define MB		(1UL << 20)

@@ -66,7 +66,8 @@ static uint64_t meminfo_kb(const char *key)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, key, len) && line[len] == ':') {
-			sscanf(line + len + 1, "%llu", &v);
+			if (sscanf(line + len + 1, "%llu", &v) != 1)
+				v = 0;
 			break;
 		}
 	}

@@ -138,7 +138,7 @@ static void test_backing_bad_name(void)
 	EXPECT_CONTAINS(r.err, "shared_hugetlb");
 }
 
-static __attribute__((noinline)) void failing_function(const void *arg)
+static noinline void failing_function(const void *arg)
 {
 	errno = EINVAL;
 	TEST_ASSERT(arg == NULL, "the message %d", 42);

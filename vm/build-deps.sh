@@ -1,0 +1,38 @@
+# shellcheck shell=bash
+# ensure_build_deps ARCH...: install what building the suite needs for each
+# ARCH (x86_64, arm64) on Debian 12: compilers, libnuma, the kselftest
+# framework (linux-source-6.1) and rsync (lib.mk's install uses it).
+# As root it installs; otherwise it prints the command and fails.
+
+build_deps_missing() {
+	local arch pkg
+	local -a pkgs=(make gcc libc6-dev libnuma-dev linux-source-6.1 rsync xz-utils
+		git cpio)
+	for arch in "$@"; do
+		[[ $arch == arm64 && $(uname -m) != aarch64 ]] || continue
+		pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libnuma-dev:arm64)
+	done
+	for pkg in "${pkgs[@]}"; do
+		dpkg-query -W -f '${Status}\n' "$pkg" 2>/dev/null |
+			grep -q '^install ok installed' || echo "$pkg"
+	done
+}
+
+ensure_build_deps() {
+	local -a missing
+	mapfile -t missing < <(build_deps_missing "$@")
+	((${#missing[@]})) || return 0
+	if ((EUID != 0)); then
+		echo "missing packages; run: sudo dpkg --add-architecture arm64 &&" \
+			"sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+		return 1
+	fi
+	if [[ " ${missing[*]} " == *:arm64* ]] &&
+		! dpkg --print-foreign-architectures | grep -qx arm64; then
+		dpkg --add-architecture arm64
+	fi
+	echo "installing: ${missing[*]}" >&2
+	apt-get update -qq >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" >&2
+}
