@@ -61,14 +61,15 @@ ensure_dpkg_arch() {
 # Download Debian package $1 (name[:arch]) and unpack it into $2, once.
 # A ".complete" stamp marks a finished unpack, so interrupted runs retry.
 fetch_deb() {
-	local pkg=$1 dest=$2 tmp
+	local pkg=$1 dest=$2 tmp out
 	[[ -e $dest/.complete ]] && return 0
 	mkdir -p "$CACHE_DIR"
 	tmp=$(mktemp -d "$CACHE_DIR/.dl.XXXXXX")
 	chmod 755 "$tmp" # let apt's _apt sandbox user write here
 	info "downloading $pkg into $dest (once)"
-	if ! (cd "$tmp" && apt-get download -q "$pkg" >&2); then
+	if ! out=$(cd "$tmp" && apt-get download -qq "$pkg" 2>&1); then
 		rm -rf "$tmp"
+		printf '%s\n' "$out" >&2
 		die_env "apt-get download $pkg failed"
 	fi
 	rm -rf "$dest"
@@ -183,8 +184,9 @@ mod_resolve() {
 # Copy the KVM modules (+deps) from tree $1 into initramfs root $2 as plain
 # .ko files, writing load-order lists /etc/vmrun/mods.<flavour>.
 # Flavours: x86_64 -> amd (kvm_amd) and intel (kvm_intel); arm64 -> kvm.
+# Writes no list when the tree has no such module (KVM built in).
 install_kvm_modules() {
-	local tree=$1 root=$2 arch=$3 flavour top name any=0
+	local tree=$1 root=$2 arch=$3 flavour top name
 	local -a pairs
 	mod_index "$tree"
 	mkdir -p "$root/lib/modules" "$root/etc/vmrun"
@@ -198,12 +200,10 @@ install_kvm_modules() {
 		MOD_SEEN=()
 		MOD_ORDER=()
 		mod_resolve "$top" || continue
-		any=1
 		for name in "${MOD_ORDER[@]}"; do
 			[[ -e $root/lib/modules/$name.ko ]] ||
 				mod_cat "${MOD_PATH[$name]}" >"$root/lib/modules/$name.ko"
 			echo "$name"
 		done >"$root/etc/vmrun/mods.${flavour%%:*}"
 	done
-	((any)) || info "note: no KVM modules in $tree (assuming KVM is built in)"
 }
