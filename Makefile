@@ -60,7 +60,8 @@ LIBKVM_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIBKVM_C)) \
 	       $(patsubst %.S,$(OUTPUT)/%.o,$(LIBKVM_S))
 EXTRA_CLEAN += $(LIBKVM_OBJS) $(OUTPUT)/kselftest_install
 
-ARCH_CFLAGS_x86_64 :=
+# Guest exceptions push their frame right below RSP: no red zone.
+ARCH_CFLAGS_x86_64 := -mno-red-zone
 ARCH_CFLAGS_aarch64 := -mno-outline-atomics
 ARCH_LIBDIR_aarch64 := $(if $(CROSS_COMPILE),-L/usr/lib/aarch64-linux-gnu)
 
@@ -74,6 +75,9 @@ CFLAGS += -Wall -Wextra -Werror -Wstrict-prototypes -Wuninitialized \
 	  -I$(KSFT_DIR) $(KHDR_INCLUDES) -idirafter /usr/include
 LDFLAGS += -pthread -no-pie $(if $(STATIC),-static) $(ARCH_LIBDIR_$(ARCH_DIR))
 LDLIBS += -lnuma
+
+# Guest-safe string functions: keep gcc from turning the loops into calls.
+$(OUTPUT)/lib/string_override.o: CFLAGS += -ffreestanding -fno-tree-loop-distribute-patterns
 
 $(OUTPUT)/%.o: %.c $(HDRS)
 	@mkdir -p $(@D)

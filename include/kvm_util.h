@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * kvm_util: VMs, memslots and vCPUs on top of the KVM API.
+ * kvm_util: VMs, memslots, guest memory and vCPUs on top of the KVM API.
  *
  * Every KVM ioctl goes through kvm_ioctl() and friends, which assert on
  * failure with the ioctl's name, the fd and errno.  The __ variants return
  * the raw result for tests that expect an error.
+ *
+ * A VM made by vm_create() has slot 0 at GPA 0 holding the test binary
+ * (loaded at its link addresses, GVA == HVA), page tables, vCPU stacks and
+ * the ucall pool; guest code is any function of the test.
  */
 #ifndef SELFTEST_KVM_UTIL_H
 #define SELFTEST_KVM_UTIL_H
@@ -13,13 +17,61 @@
 #include <sys/ioctl.h>
 
 #include "test_util.h"
+#include "guest_modes.h"
+#include "kvm_arch.h"
+#include "ucall_common.h"
 
-#define KVM_DEV_PATH "/dev/kvm"
+#define KVM_DEV_PATH		"/dev/kvm"
+#define KVM_MAX_VCPUS		512
+#define DEFAULT_GUEST_PHY_PAGES	512
+#define KVM_UTIL_MIN_VADDR	0x2000
+#define KVM_UTIL_MIN_PFN	2
+
+struct userspace_mem_region {
+	struct kvm_userspace_memory_region region;
+	enum vm_mem_backing_src_type src_type;
+	int fd;			/* memfd of shared kinds, else -1 */
+	void *mmap_start;
+	size_t mmap_size;
+	void *host_mem;		/* the slot's userspace_addr */
+	void *mmap_alias;	/* second mapping of fd (shared kinds) */
+	void *host_alias;
+	unsigned long *free_pages;	/* bit set: guest page not allocated */
+	struct userspace_mem_region *next;
+};
+
+struct kvm_vcpu {
+	uint32_t id;
+	int fd;
+	struct kvm_vm *vm;
+	struct kvm_run *run;
+	struct kvm_vcpu *next;
+};
+
+/* A range of guest virtual addresses in use: [start, end). */
+struct vm_vrange {
+	uint64_t start;
+	uint64_t end;
+};
 
 struct kvm_vm {
 	int kvm_fd;
 	int fd;
 	unsigned long type;
+	enum vm_guest_mode mode;
+	unsigned int pa_bits;
+	unsigned int va_bits;
+	unsigned int page_size;
+	unsigned int page_shift;
+	uint64_t max_gfn;
+	struct userspace_mem_region *regions;
+	struct kvm_vcpu *vcpus;
+	bool pgd_created;
+	uint64_t pgd;
+	struct vm_vrange *vranges;
+	unsigned int nr_vranges;
+	uint64_t ucall_pool;	/* GVA of the ucall pool */
+	struct kvm_vm_arch arch;
 };
 
 #define __KVM_IOCTL_ERROR(name, fd, ret)				\
@@ -37,6 +89,8 @@ struct kvm_vm {
 
 #define __vm_ioctl(vm, cmd, arg)	__kvm_ioctl((vm)->fd, cmd, arg)
 #define vm_ioctl(vm, cmd, arg)		kvm_ioctl((vm)->fd, cmd, arg)
+#define __vcpu_ioctl(vcpu, cmd, arg)	__kvm_ioctl((vcpu)->fd, cmd, arg)
+#define vcpu_ioctl(vcpu, cmd, arg)	kvm_ioctl((vcpu)->fd, cmd, arg)
 
 /* Assert that @ret is the failure of @name with @err, as the API says. */
 #define TEST_ASSERT_IOCTL_ERRNO(name, ret, err)				\
@@ -49,15 +103,116 @@ int open_kvm_dev_path_or_exit(int flags);
 int kvm_check_cap(long cap);
 #define kvm_has_cap(cap)	(kvm_check_cap(cap) > 0)
 
+/* VM lifecycle (kvm_util.c). */
 struct kvm_vm *vm_create_barebones(void);
+/* A VM in @mode with slot 0 big enough for @nr_vcpus and @extra_pages. */
+struct kvm_vm *__vm_create(enum vm_guest_mode mode, uint32_t nr_vcpus,
+			   uint64_t extra_pages);
+struct kvm_vm *vm_create(uint32_t nr_vcpus);
+struct kvm_vm *__vm_create_with_vcpus(enum vm_guest_mode mode, uint32_t nr_vcpus,
+				      uint64_t extra_pages, void *guest_code,
+				      struct kvm_vcpu *vcpus[]);
+struct kvm_vm *vm_create_with_vcpus(uint32_t nr_vcpus, void *guest_code,
+				    struct kvm_vcpu *vcpus[]);
+struct kvm_vm *vm_create_with_one_vcpu(struct kvm_vcpu **vcpu, void *guest_code);
 void kvm_vm_free(struct kvm_vm *vm);
 int vm_check_cap(struct kvm_vm *vm, long cap);
+int __vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
+void vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
+void vm_dump(FILE *stream, struct kvm_vm *vm, int indent);
 
+/* Binary statistics (stats.c): a VM or vCPU stat by name, e.g. "exits". */
+uint64_t vm_get_stat(struct kvm_vm *vm, const char *name);
+uint64_t vcpu_get_stat(struct kvm_vcpu *vcpu, const char *name);
+/* Open KVM_GET_STATS_FD on @fd and read @name; false if no such stat. */
+bool kvm_read_stat(int fd, const char *name, uint64_t *value);
+
+/* Memslots (memslot.c). */
 int __vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
 				uint32_t flags, uint64_t gpa, uint64_t size,
 				void *hva);
 void vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
 			       uint32_t flags, uint64_t gpa, uint64_t size,
 			       void *hva);
+void vm_userspace_mem_region_add(struct kvm_vm *vm,
+				 enum vm_mem_backing_src_type src_type,
+				 uint64_t gpa, uint32_t slot, uint64_t npages,
+				 uint32_t flags);
+struct userspace_mem_region *memslot2region(struct kvm_vm *vm, uint32_t slot);
+struct userspace_mem_region *gpa2region(struct kvm_vm *vm, uint64_t gpa);
+void vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags);
+void vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa);
+void vm_mem_region_delete(struct kvm_vm *vm, uint32_t slot);
+/* Unmap every region's memory (once the VM fd is closed). */
+void vm_free_regions(struct kvm_vm *vm);
+
+/* Guest memory (guest_memory.c). */
+uint64_t vm_phy_pages_alloc(struct kvm_vm *vm, uint64_t num, uint64_t paddr_min,
+			    uint32_t slot);
+uint64_t vm_phy_page_alloc(struct kvm_vm *vm, uint64_t paddr_min, uint32_t slot);
+uint64_t vm_vaddr_alloc(struct kvm_vm *vm, uint64_t size, uint64_t vaddr_min);
+uint64_t vm_vaddr_alloc_pages(struct kvm_vm *vm, uint64_t nr_pages);
+/* Reserve [gva, gva + size) for the caller, asserting it is free. */
+void vm_vaddr_reserve(struct kvm_vm *vm, uint64_t gva, uint64_t size);
+/* Map any unmapped page of [gva, gva + size) to new pages of slot 0. */
+void vm_vaddr_populate(struct kvm_vm *vm, uint64_t gva, uint64_t size);
+/* Copy @len bytes to guest memory at @gva (zeroes if @src is NULL). */
+void guest_memcpy_to(struct kvm_vm *vm, uint64_t gva, const void *src, uint64_t len);
+void virt_pgd_alloc(struct kvm_vm *vm);
+void virt_pg_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa);
+/* Map @npages guest pages, using the largest mappings that fit. */
+void virt_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t npages);
+void *addr_gpa2hva(struct kvm_vm *vm, uint64_t gpa);
+void *addr_gpa2alias(struct kvm_vm *vm, uint64_t gpa);
+uint64_t addr_hva2gpa(struct kvm_vm *vm, void *hva);
+uint64_t addr_gva2gpa(struct kvm_vm *vm, uint64_t gva);
+void *addr_gva2hva(struct kvm_vm *vm, uint64_t gva);
+
+#define sync_global_to_guest(vm, g) ({					\
+	__typeof__(g) *__p = addr_gva2hva(vm, (uint64_t)&(g));		\
+	memcpy(__p, &(g), sizeof(g));					\
+})
+#define sync_global_from_guest(vm, g) ({				\
+	__typeof__(g) *__p = addr_gva2hva(vm, (uint64_t)&(g));		\
+	memcpy(&(g), __p, sizeof(g));					\
+})
+/* Write @val into the guest's copy of global @g. */
+#define write_guest_global(vm, g, val) ({				\
+	__typeof__(g) *__p = addr_gva2hva(vm, (uint64_t)&(g));		\
+	*__p = (val);							\
+})
+
+/* The test binary in guest memory (elf_load.c). */
+void kvm_vm_elf_load(struct kvm_vm *vm, const char *path);
+
+/* vCPUs (vcpu.c). */
+struct kvm_vcpu *__vm_vcpu_add(struct kvm_vm *vm, uint32_t id);
+struct kvm_vcpu *vm_vcpu_add(struct kvm_vm *vm, uint32_t id, void *guest_code);
+int __vcpu_run(struct kvm_vcpu *vcpu);
+void vcpu_run(struct kvm_vcpu *vcpu);
+void vcpu_regs_get(struct kvm_vcpu *vcpu, struct kvm_regs *regs);
+void vcpu_regs_set(struct kvm_vcpu *vcpu, struct kvm_regs *regs);
+int __vcpu_enable_cap(struct kvm_vcpu *vcpu, uint32_t cap, uint64_t arg0);
+void vcpu_enable_cap(struct kvm_vcpu *vcpu, uint32_t cap, uint64_t arg0);
+void vcpu_dump(FILE *stream, struct kvm_vcpu *vcpu, int indent);
+const char *exit_reason_str(unsigned int exit_reason);
+
+#define TEST_ASSERT_KVM_EXIT_REASON(vcpu, expected) do {		\
+	unsigned int __r = (vcpu)->run->exit_reason;			\
+	TEST_ASSERT(__r == (expected),					\
+		    "vCPU %u: exit reason %u (%s), expected %u (%s)",	\
+		    (vcpu)->id, __r, exit_reason_str(__r),		\
+		    (unsigned int)(expected), exit_reason_str(expected)); \
+} while (0)
+
+/* Dirty logging (dirty_log.c). */
+void kvm_vm_get_dirty_log(struct kvm_vm *vm, uint32_t slot, void *bitmap);
+void kvm_vm_clear_dirty_log(struct kvm_vm *vm, uint32_t slot, void *bitmap,
+			    uint64_t first_page, uint32_t num_pages);
+/*
+ * Enable KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2, with KVM_DIRTY_LOG_INITIALLY_SET
+ * when the host has it.  Returns the flags enabled, 0 if the cap is absent.
+ */
+uint64_t vm_enable_manual_dirty_log_protect(struct kvm_vm *vm);
 
 #endif /* SELFTEST_KVM_UTIL_H */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ucall: how guest code talks to the host.  The guest fills a struct ucall
+ * taken from a per-VM pool in guest memory and exits with its address (the
+ * exit is the arch's: port I/O on x86_64); the host copies it out and
+ * returns the command from get_ucall().
+ */
+#ifndef SELFTEST_KVM_UCALL_COMMON_H
+#define SELFTEST_KVM_UCALL_COMMON_H
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "test_util.h"
+
+enum {
+	UCALL_NONE,		/* the exit was not a ucall */
+	UCALL_SYNC,		/* GUEST_SYNC(arg): args[0] "hello", args[1] arg */
+	UCALL_ABORT,		/* GUEST_ASSERT*: see REPORT_GUEST_ASSERT */
+	UCALL_PRINTF,		/* GUEST_PRINTF: text in buffer */
+	UCALL_DONE,
+	UCALL_UNHANDLED,	/* unexpected exception: args are the arch's */
+};
+
+#define UCALL_MAX_ARGS		7
+#define UCALL_BUFFER_LEN	1024
+#define UCALL_POOL_SIZE		64	/* ucalls in flight at once, per VM */
+
+struct ucall {
+	uint64_t cmd;
+	uint64_t args[UCALL_MAX_ARGS];
+	char buffer[UCALL_BUFFER_LEN];
+	struct ucall *hva;	/* host view of this slot */
+};
+
+/*
+ * args[] of UCALL_ABORT: file and expression are GVAs in the guest;
+ * get_ucall() turns them into host pointers.
+ */
+enum {
+	GUEST_ERROR_FILE,
+	GUEST_ERROR_LINE,
+	GUEST_ERROR_EXPR,
+};
+
+/* Guest side. */
+void ucall(uint64_t cmd, int nargs, ...);
+__printf(2, 3) void ucall_fmt(uint64_t cmd, const char *fmt, ...);
+__printf(4, 5) void ucall_assert(const char *file, unsigned int line,
+				 const char *expr, const char *fmt, ...);
+int guest_vsnprintf(char *buf, int n, const char *fmt, va_list args);
+__printf(3, 4) int guest_snprintf(char *buf, int n, const char *fmt, ...);
+
+#define GUEST_SYNC_ARGS(stage, a1, a2, a3, a4)				\
+	ucall(UCALL_SYNC, 6, "hello", (uint64_t)(stage), (uint64_t)(a1),	\
+	      (uint64_t)(a2), (uint64_t)(a3), (uint64_t)(a4))
+#define GUEST_SYNC(stage)	ucall(UCALL_SYNC, 2, "hello", (uint64_t)(stage))
+#define GUEST_DONE()		ucall(UCALL_DONE, 0)
+#define GUEST_PRINTF(fmt, ...)	ucall_fmt(UCALL_PRINTF, fmt, ##__VA_ARGS__)
+
+#define __GUEST_ASSERT(cond, expr, fmt, ...) do {			\
+	if (!(cond))							\
+		ucall_assert(__FILE__, __LINE__, expr, fmt, ##__VA_ARGS__); \
+} while (0)
+
+#define GUEST_ASSERT(cond)	__GUEST_ASSERT(cond, #cond, "%s", "")
+#define GUEST_ASSERT_MSG(cond, fmt, ...)				\
+	__GUEST_ASSERT(cond, #cond, fmt, ##__VA_ARGS__)
+#define GUEST_FAIL(fmt, ...)						\
+	ucall_assert(__FILE__, __LINE__, "Unconditional guest failure",	\
+		     fmt, ##__VA_ARGS__)
+
+#define GUEST_ASSERT_EQ(a, b) do {					\
+	__typeof__(a) __ga = (a);					\
+	__typeof__(b) __gb = (b);					\
+	__GUEST_ASSERT(__ga == __gb, #a " == " #b,			\
+		       "%#lx != %#lx (%s != %s)", (unsigned long)__ga,	\
+		       (unsigned long)__gb, #a, #b);			\
+} while (0)
+
+/* Host side. */
+struct kvm_vm;
+struct kvm_vcpu;
+
+void ucall_init(struct kvm_vm *vm);
+/*
+ * The ucall the vCPU's last exit made (copied to @uc if not NULL), or
+ * UCALL_NONE.  An unexpected guest exception fails the test here;
+ * __get_ucall() returns it as UCALL_UNHANDLED instead.
+ */
+uint64_t get_ucall(struct kvm_vcpu *vcpu, struct ucall *uc);
+uint64_t __get_ucall(struct kvm_vcpu *vcpu, struct ucall *uc);
+
+/* A failed GUEST_ASSERT as a host assertion failure at the guest's line. */
+__noreturn void report_guest_assert(struct ucall *uc);
+#define REPORT_GUEST_ASSERT(uc)		report_guest_assert(&(uc))
+
+#endif /* SELFTEST_KVM_UCALL_COMMON_H */

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Memslots: host memory of any backing source (anonymous, THP, hugetlb,
+ * shmem, shared hugetlb) registered as a KVM memory region, and moving,
+ * re-flagging and deleting those regions.
+ */
+#include <linux/memfd.h>
+#include <sys/mman.h>
+
+#include "bitmap.h"
+#include "kvm_util.h"
+
+int __vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
+				uint32_t flags, uint64_t gpa, uint64_t size,
+				void *hva)
+{
+	struct kvm_userspace_memory_region region = {
+		.slot = slot,
+		.flags = flags,
+		.guest_phys_addr = gpa,
+		.memory_size = size,
+		.userspace_addr = (uintptr_t)hva,
+	};
+
+	return __vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region);
+}
+
+void vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
+			       uint32_t flags, uint64_t gpa, uint64_t size,
+			       void *hva)
+{
+	int ret = __vm_set_user_memory_region(vm, slot, flags, gpa, size, hva);
+
+	TEST_ASSERT(!ret, __KVM_IOCTL_ERROR("KVM_SET_USER_MEMORY_REGION",
+					    vm->fd, ret));
+}
+
+struct userspace_mem_region *memslot2region(struct kvm_vm *vm, uint32_t slot)
+{
+	struct userspace_mem_region *r;
+
+	for (r = vm->regions; r; r = r->next)
+		if (r->region.slot == slot)
+			return r;
+	return NULL;
+}
+
+struct userspace_mem_region *gpa2region(struct kvm_vm *vm, uint64_t gpa)
+{
+	struct userspace_mem_region *r;
+
+	for (r = vm->regions; r; r = r->next)
+		if (gpa >= r->region.guest_phys_addr &&
+		    gpa - r->region.guest_phys_addr < r->region.memory_size)
+			return r;
+	return NULL;
+}
+
+static int backing_memfd(enum vm_mem_backing_src_type type, size_t size)
+{
+	unsigned int flags = 0;
+	size_t pagesz = get_backing_src_pagesz(type);
+	int fd;
+
+	if (type == VM_MEM_SRC_SHARED_HUGETLB)
+		flags = MFD_HUGETLB | (__builtin_ctzll(pagesz) << MFD_HUGE_SHIFT);
+	fd = memfd_create("kvm_selftest", flags);
+	TEST_ASSERT(fd >= 0, "memfd_create(%s) failed",
+		    vm_mem_backing_src_alias(type)->name);
+	TEST_ASSERT(!ftruncate(fd, size), "ftruncate(memfd, 0x%zx) failed", size);
+	return fd;
+}
+
+static void *backing_map(struct userspace_mem_region *r, int flags)
+{
+	void *p = mmap(NULL, r->mmap_size, PROT_READ | PROT_WRITE, flags, r->fd, 0);
+
+	TEST_ASSERT(p != MAP_FAILED, "mmap(0x%zx bytes of %s) failed", r->mmap_size,
+		    vm_mem_backing_src_alias(r->src_type)->name);
+	return p;
+}
+
+/* Map the region's host memory, aligned to the backing page size. */
+static void region_map(struct userspace_mem_region *r, size_t size)
+{
+	const struct vm_mem_backing_src_alias *src = vm_mem_backing_src_alias(r->src_type);
+	size_t align = get_backing_src_pagesz(r->src_type);
+
+	r->fd = -1;
+	r->mmap_size = size;
+	/* hugetlb mappings come aligned; THP ones must be aligned by hand. */
+	if (r->src_type == VM_MEM_SRC_ANONYMOUS_THP)
+		r->mmap_size += align;
+	if (backing_src_is_shared(r->src_type)) {
+		r->fd = backing_memfd(r->src_type, size);
+		r->mmap_start = backing_map(r, MAP_SHARED);
+		r->mmap_alias = backing_map(r, MAP_SHARED);
+	} else {
+		r->mmap_start = backing_map(r, src->flags);
+	}
+	r->host_mem = (void *)ALIGN_UP((uintptr_t)r->mmap_start, align);
+	r->host_alias = r->mmap_alias;
+
+	if (r->src_type == VM_MEM_SRC_ANONYMOUS)
+		TEST_ASSERT(!madvise(r->host_mem, size, MADV_NOHUGEPAGE),
+			    "madvise(MADV_NOHUGEPAGE) failed");
+	else if (r->src_type == VM_MEM_SRC_ANONYMOUS_THP)
+		TEST_ASSERT(!madvise(r->host_mem, size, MADV_HUGEPAGE),
+			    "madvise(MADV_HUGEPAGE) failed");
+}
+
+static void region_check_new(struct kvm_vm *vm, uint64_t gpa, uint32_t slot,
+			     uint64_t npages)
+{
+	uint64_t size = npages * vm->page_size;
+	struct userspace_mem_region *r;
+
+	TEST_ASSERT(npages, "Slot %u: no pages", slot);
+	TEST_ASSERT(IS_ALIGNED(gpa, vm->page_size),
+		    "Slot %u: GPA 0x%lx not aligned to the guest page size 0x%x",
+		    slot, (unsigned long)gpa, vm->page_size);
+	TEST_ASSERT((gpa >> vm->page_shift) + npages - 1 <= vm->max_gfn,
+		    "Slot %u: GPA 0x%lx + %lu pages beyond %u PA bits", slot,
+		    (unsigned long)gpa, (unsigned long)npages, vm->pa_bits);
+	TEST_ASSERT(!memslot2region(vm, slot), "Slot %u already in use", slot);
+	for (r = vm->regions; r; r = r->next)
+		TEST_ASSERT(gpa + size <= r->region.guest_phys_addr ||
+			    gpa >= r->region.guest_phys_addr + r->region.memory_size,
+			    "Slot %u [0x%lx, 0x%lx) overlaps slot %u", slot,
+			    (unsigned long)gpa, (unsigned long)(gpa + size),
+			    r->region.slot);
+}
+
+void vm_userspace_mem_region_add(struct kvm_vm *vm,
+				 enum vm_mem_backing_src_type src_type,
+				 uint64_t gpa, uint32_t slot, uint64_t npages,
+				 uint32_t flags)
+{
+	uint64_t size = npages * vm->page_size;
+	struct userspace_mem_region *r;
+
+	region_check_new(vm, gpa, slot, npages);
+	backing_src_require(src_type, size);
+
+	r = calloc(1, sizeof(*r));
+	TEST_ASSERT(r, "Out of memory");
+	r->src_type = src_type;
+	region_map(r, size);
+
+	r->free_pages = calloc(BITS_TO_LONGS(npages), sizeof(unsigned long));
+	TEST_ASSERT(r->free_pages, "Out of memory");
+	for (uint64_t i = 0; i < npages; i++)
+		set_bit(i, r->free_pages);
+
+	r->region = (struct kvm_userspace_memory_region) {
+		.slot = slot,
+		.flags = flags,
+		.guest_phys_addr = gpa,
+		.memory_size = size,
+		.userspace_addr = (uintptr_t)r->host_mem,
+	};
+	vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &r->region);
+	r->next = vm->regions;
+	vm->regions = r;
+}
+
+static void region_free(struct userspace_mem_region *r)
+{
+	TEST_ASSERT(!munmap(r->mmap_start, r->mmap_size), "munmap(slot %u)",
+		    r->region.slot);
+	if (r->mmap_alias)
+		TEST_ASSERT(!munmap(r->mmap_alias, r->mmap_size),
+			    "munmap(slot %u alias)", r->region.slot);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->free_pages);
+	free(r);
+}
+
+static struct userspace_mem_region *region_or_die(struct kvm_vm *vm, uint32_t slot)
+{
+	struct userspace_mem_region *r = memslot2region(vm, slot);
+
+	TEST_ASSERT(r, "No memslot %u in this VM", slot);
+	return r;
+}
+
+void vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags)
+{
+	struct userspace_mem_region *r = region_or_die(vm, slot);
+
+	r->region.flags = flags;
+	vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &r->region);
+}
+
+void vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa)
+{
+	struct userspace_mem_region *r = region_or_die(vm, slot);
+
+	r->region.guest_phys_addr = new_gpa;
+	vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &r->region);
+}
+
+void vm_mem_region_delete(struct kvm_vm *vm, uint32_t slot)
+{
+	struct userspace_mem_region *r = region_or_die(vm, slot), **pp;
+
+	r->region.memory_size = 0;
+	vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &r->region);
+	for (pp = &vm->regions; *pp != r; pp = &(*pp)->next)
+		;
+	*pp = r->next;
+	region_free(r);
+}
+
+void vm_free_regions(struct kvm_vm *vm)
+{
+	struct userspace_mem_region *r;
+
+	while ((r = vm->regions)) {
+		vm->regions = r->next;
+		region_free(r);
+	}
+}

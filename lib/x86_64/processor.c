@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * x86_64 guest modes and 4-level page tables with 4K, 2M and 1G mappings.
+ */
+#include "processor.h"
+
+#define PTE_PRESENT	(1ULL << 0)
+#define PTE_WRITABLE	(1ULL << 1)
+#define PTE_LARGE	(1ULL << 7)
+#define PTE_ADDR_MASK	(((1ULL << 52) - 1) & ~0xfffULL)
+#define PT_LEVELS	4
+#define PT_ENTRIES	512
+
+bool guest_mode_arch_supported(enum vm_guest_mode mode)
+{
+	return mode == VM_MODE_PXXV48_4K;
+}
+
+void vm_arch_get_pa_va_bits(enum vm_guest_mode mode, unsigned int *pa_bits,
+			    unsigned int *va_bits)
+{
+	const struct kvm_cpuid_entry2 *e = kvm_get_supported_cpuid_entry(0x80000008, 0);
+
+	TEST_ASSERT(mode == VM_MODE_PXXV48_4K, "Guest mode %s not supported on x86_64",
+		    vm_guest_mode_string(mode));
+	*pa_bits = e ? (e->eax & 0xff) : 36;
+	*va_bits = 48;
+}
+
+unsigned long vm_arch_vm_type(struct kvm_vm *vm)
+{
+	return 0;
+}
+
+static uint64_t *pt_hva(struct kvm_vm *vm, uint64_t gpa)
+{
+	return addr_gpa2hva(vm, gpa & PTE_ADDR_MASK);
+}
+
+static uint64_t pt_page_alloc(struct kvm_vm *vm)
+{
+	uint64_t gpa = vm_phy_page_alloc(vm, KVM_GUEST_PAGE_TABLE_MIN_PADDR, 0);
+
+	memset(addr_gpa2hva(vm, gpa), 0, vm->page_size);
+	return gpa;
+}
+
+void virt_arch_pgd_alloc(struct kvm_vm *vm)
+{
+	vm->pgd = pt_page_alloc(vm);
+}
+
+static int pt_index(uint64_t gva, int level)
+{
+	return (gva >> (12 + 9 * level)) & (PT_ENTRIES - 1);
+}
+
+static uint64_t level_size(int level)
+{
+	return 1ULL << (12 + 9 * level);
+}
+
+static bool gva_canonical(struct kvm_vm *vm, uint64_t gva)
+{
+	int64_t s = (int64_t)(gva << (64 - vm->va_bits)) >> (64 - vm->va_bits);
+
+	return (uint64_t)s == gva;
+}
+
+void virt_arch_pg_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t size)
+{
+	int level, target = size == level_size(2) ? 2 : size == level_size(1) ? 1 : 0;
+	uint64_t *table = pt_hva(vm, vm->pgd), *pte;
+
+	TEST_ASSERT(size == level_size(target), "Mapping size 0x%lx not 4K, 2M or 1G",
+		    (unsigned long)size);
+	TEST_ASSERT(IS_ALIGNED(gva | gpa, size), "GVA 0x%lx / GPA 0x%lx not aligned to 0x%lx",
+		    (unsigned long)gva, (unsigned long)gpa, (unsigned long)size);
+	TEST_ASSERT(gva_canonical(vm, gva), "GVA 0x%lx not canonical", (unsigned long)gva);
+	for (level = PT_LEVELS - 1; level > target; level--) {
+		pte = &table[pt_index(gva, level)];
+		if (!(*pte & PTE_PRESENT))
+			*pte = pt_page_alloc(vm) | PTE_PRESENT | PTE_WRITABLE;
+		TEST_ASSERT(!(*pte & PTE_LARGE), "GVA 0x%lx: already in a 0x%lx mapping",
+			    (unsigned long)gva, (unsigned long)level_size(level));
+		table = pt_hva(vm, *pte);
+	}
+	pte = &table[pt_index(gva, target)];
+	TEST_ASSERT(!(*pte & PTE_PRESENT), "GVA 0x%lx already mapped (PTE 0x%lx)",
+		    (unsigned long)gva, (unsigned long)*pte);
+	*pte = gpa | PTE_PRESENT | PTE_WRITABLE | (target ? PTE_LARGE : 0);
+}
+
+int virt_arch_page_sizes(struct kvm_vm *vm, uint64_t sizes[4])
+{
+	const struct kvm_cpuid_entry2 *e = kvm_get_supported_cpuid_entry(0x80000001, 0);
+	int n = 0;
+
+	/* CPUID 0x80000001 EDX bit 26: 1G pages. */
+	if (e && (e->edx & (1U << 26)))
+		sizes[n++] = level_size(2);
+	sizes[n++] = level_size(1);
+	sizes[n++] = level_size(0);
+	return n;
+}
+
+bool addr_arch_gva2gpa(struct kvm_vm *vm, uint64_t gva, uint64_t *gpa)
+{
+	uint64_t *table = pt_hva(vm, vm->pgd), pte;
+	int level;
+
+	if (!gva_canonical(vm, gva))
+		return false;
+	for (level = PT_LEVELS - 1; level >= 0; level--) {
+		pte = table[pt_index(gva, level)];
+		if (!(pte & PTE_PRESENT))
+			return false;
+		if (!level || (pte & PTE_LARGE)) {
+			*gpa = (pte & PTE_ADDR_MASK & ~(level_size(level) - 1)) |
+			       (gva & (level_size(level) - 1));
+			return true;
+		}
+		table = pt_hva(vm, pte);
+	}
+	return false;
+}
+
+static void pt_dump(FILE *stream, struct kvm_vm *vm, uint64_t table_gpa, int level,
+		    uint64_t base, int indent)
+{
+	static const char * const names[] = { "PTE", "PDE", "PDPTE", "PML4E" };
+	uint64_t *table = pt_hva(vm, table_gpa), gva;
+	int i;
+
+	for (i = 0; i < PT_ENTRIES; i++) {
+		if (!(table[i] & PTE_PRESENT))
+			continue;
+		gva = base | ((uint64_t)i << (12 + 9 * level));
+		fprintf(stream, "%*s%s[%3d] gva 0x%lx: 0x%lx\n", indent, "", names[level],
+			i, (unsigned long)gva, (unsigned long)table[i]);
+		if (level && !(table[i] & PTE_LARGE))
+			pt_dump(stream, vm, table[i], level - 1, gva, indent + 2);
+	}
+}
+
+void virt_arch_dump(FILE *stream, struct kvm_vm *vm, int indent)
+{
+	fprintf(stream, "%*sPML4 at GPA 0x%lx:\n", indent, "", (unsigned long)vm->pgd);
+	pt_dump(stream, vm, vm->pgd, PT_LEVELS - 1, 0, indent + 2);
+}
