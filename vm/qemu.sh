@@ -1,0 +1,102 @@
+# shellcheck shell=bash
+# QEMU side of vm/run: the command line and the console filter.
+# Sourced by vm/run; uses its globals (ARCH, ACCEL, SMP, MEM_MIB, NUMA,
+# KERNEL, WORK, VERBOSE) and info().
+
+# Fill QEMU_CMD for the chosen arch/accel/resources.
+qemu_command() {
+	local console append i first last per cpus
+	if [[ $ARCH == x86_64 ]]; then
+		console=ttyS0
+		QEMU_CMD=(qemu-system-x86_64 -M q35)
+		if [[ $ACCEL == kvm ]]; then
+			QEMU_CMD+=(-accel kvm -cpu host)
+		else
+			QEMU_CMD+=(-accel tcg -cpu "EPYC,+svm")
+		fi
+	else
+		console=ttyAMA0
+		QEMU_CMD=(qemu-system-aarch64 -M "virt,virtualization=on,gic-version=3")
+		if [[ $ACCEL == kvm ]]; then
+			QEMU_CMD+=(-accel kvm -cpu host)
+		else
+			QEMU_CMD+=(-accel tcg -cpu "max,pauth-impdef=on")
+		fi
+	fi
+	QEMU_CMD+=(-smp "$SMP" -m "${MEM_MIB}M" -nodefaults -no-user-config -no-reboot
+		-display none -monitor none -serial stdio
+		-kernel "$KERNEL" -initrd "$WORK/initrd.cpio")
+	if ((NUMA > 1)); then
+		per=$((MEM_MIB / NUMA))
+		for ((i = 0; i < NUMA; i++)); do
+			first=$((i * SMP / NUMA))
+			last=$(((i + 1) * SMP / NUMA - 1))
+			cpus=$first
+			((last > first)) && cpus="$first-$last"
+			((i == NUMA - 1)) && per=$((MEM_MIB - per * (NUMA - 1)))
+			QEMU_CMD+=(-object "memory-backend-ram,id=mem$i,size=${per}M"
+				-numa "node,nodeid=$i,cpus=$cpus,memdev=mem$i")
+		done
+	fi
+	append="console=$console panic=-1 rdinit=/init"
+	((VERBOSE)) || append+=" quiet loglevel=1"
+	QEMU_CMD+=(-append "$append")
+}
+
+# QEMU's stderr, minus TCG's per-CPU "unsupported feature" warnings.
+qemu_stderr() {
+	if ((VERBOSE)); then
+		cat >&2
+	else
+		grep --line-buffered -v "TCG doesn't support requested feature" >&2 || true
+	fi
+}
+
+# Seconds since EPOCHREALTIME value $1, with one decimal.
+elapsed() {
+	local now=${EPOCHREALTIME/,/.}
+	awk -v a="$1" -v b="$now" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# Read the console on stdin: show the guest's output, hide boot chatter,
+# turn marker lines into messages and record the outcome in $WORK/outcome.
+filter_console() {
+	local line started=0 status='' nokvm=0 t0=${EPOCHREALTIME/,/.}
+	local -a ring=()
+	while IFS= read -r line || [[ -n $line ]]; do
+		line=${line//$'\r'/}
+		[[ -n $status ]] && continue # poweroff chatter
+		case "$line" in
+		*VMRUN-START*)
+			started=1
+			((VERBOSE)) && info "guest init started after $(elapsed "$t0") s"
+			;;
+		*"VMRUN-EXIT: "*)
+			status=${line##*VMRUN-EXIT: }
+			status=${status%%[!0-9]*}
+			((VERBOSE)) && info "guest finished after $(elapsed "$t0") s"
+			;;
+		*"VMRUN-WARN: "*) info "warning: ${line#*VMRUN-WARN: }" ;;
+		*"VMRUN-NOKVM: "*)
+			nokvm=1
+			info "guest: ${line#*VMRUN-NOKVM: }"
+			;;
+		*)
+			if ((started || VERBOSE)); then
+				printf '%s\n' "$line"
+			else
+				ring+=("$line")
+				((${#ring[@]} <= 60)) || ring=("${ring[@]:1}")
+			fi
+			;;
+		esac
+	done
+	if ((nokvm)); then
+		echo nokvm >"$WORK/outcome"
+	elif [[ -n $status ]]; then
+		echo "exit $status" >"$WORK/outcome"
+	else
+		((started || ${#ring[@]} == 0)) || printf 'vm/run: console: %s\n' "${ring[@]}" >&2
+		echo died >"$WORK/outcome"
+	fi
+}
