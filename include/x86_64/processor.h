@@ -160,6 +160,18 @@ static inline uint32_t inl(uint16_t port)
 	return v;
 }
 
+/*
+ * Load a byte with a 2-byte instruction (mov (%rdi), %al), so a #PF
+ * handler can skip it with rip += 2, as for ud2().
+ */
+static inline uint8_t load_byte_2b(const volatile void *p)
+{
+	uint8_t v;
+
+	__asm__ __volatile__("movb (%1), %0" : "=a"(v) : "D"(p) : "memory");
+	return v;
+}
+
 /* Raise #UD with a 2-byte instruction. */
 static inline void ud2(void)
 {
