@@ -170,11 +170,11 @@ void *addr_gva2hva(struct kvm_vm *vm, uint64_t gva);
 
 #define sync_global_to_guest(vm, g) ({					\
 	__typeof__(g) *__p = addr_gva2hva(vm, (uint64_t)&(g));		\
-	memcpy(__p, &(g), sizeof(g));					\
+	memcpy((void *)__p, (const void *)&(g), sizeof(g));		\
 })
 #define sync_global_from_guest(vm, g) ({				\
 	__typeof__(g) *__p = addr_gva2hva(vm, (uint64_t)&(g));		\
-	memcpy(&(g), __p, sizeof(g));					\
+	memcpy((void *)&(g), (const void *)__p, sizeof(g));		\
 })
 /* Write @val into the guest's copy of global @g. */
 #define write_guest_global(vm, g, val) ({				\

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Guest exceptions: #UD (ud2) and #PF (a read of an unmapped address) reach
+ * the handlers the test installs, which record the vector and error code
+ * and skip the 2-byte faulting instruction; an exception without a handler
+ * (#DE) is reported to the host with its vector and RIP.
+ */
+#include "processor.h"
+
+#define UNMAPPED_GVA	0x40000000000UL
+
+static volatile uint64_t seen_vector, seen_error, seen_cr2, seen_count;
+
+static void record_and_skip(struct ex_regs *regs)
+{
+	seen_vector = regs->vector;
+	seen_error = regs->error_code;
+	seen_count++;
+	regs->rip += 2;
+}
+
+static void pf_handler(struct ex_regs *regs)
+{
+	seen_cr2 = get_cr2();
+	record_and_skip(regs);
+}
+
+static void guest_code(void)
+{
+	ud2();
+	GUEST_SYNC_ARGS(UD_VECTOR, seen_vector, seen_error, seen_count, 0);
+	load_byte_2b((void *)UNMAPPED_GVA);
+	GUEST_SYNC_ARGS(PF_VECTOR, seen_vector, seen_error, seen_count, seen_cr2);
+	GUEST_DONE();
+}
+
+/* Both volatile, so gcc emits a real division. */
+static volatile int dividend = 100, zero;
+
+static void guest_divide_error(void)
+{
+	GUEST_SYNC(dividend / zero);
+}
+
+struct expected {
+	uint64_t vector;
+	uint64_t error_code;
+	uint64_t cr2;
+};
+
+static const struct expected expected[] = {
+	{ UD_VECTOR, 0, 0 },
+	/* not present, read, supervisor */
+	{ PF_VECTOR, 0, UNMAPPED_GVA },
+};
+
+static void check_sync(struct ucall *uc, const struct expected *e, uint64_t count)
+{
+	TEST_ASSERT(uc->args[1] == e->vector, "Expected vector %s, got stage %s",
+		    exception_vector_name(e->vector), exception_vector_name(uc->args[1]));
+	TEST_ASSERT_EQ(uc->args[2], e->vector);
+	TEST_ASSERT_EQ(uc->args[3], e->error_code);
+	TEST_ASSERT_EQ(uc->args[4], count);
+	TEST_ASSERT_EQ(uc->args[5], e->cr2);
+}
+
+static void test_handled(void)
+{
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm = vm_create_with_one_vcpu(&vcpu, guest_code);
+	struct ucall uc;
+	unsigned int i;
+
+	vm_install_exception_handler(vm, UD_VECTOR, record_and_skip);
+	vm_install_exception_handler(vm, PF_VECTOR, pf_handler);
+	for (i = 0; i < ARRAY_SIZE(expected); i++) {
+		vcpu_run(vcpu);
+		if (get_ucall(vcpu, &uc) == UCALL_ABORT)
+			REPORT_GUEST_ASSERT(uc);
+		TEST_ASSERT(uc.cmd == UCALL_SYNC, "Expected UCALL_SYNC, got %lu (exit %s)",
+			    (unsigned long)uc.cmd, exit_reason_str(vcpu->run->exit_reason));
+		check_sync(&uc, &expected[i], i + 1);
+		ksft_test_result_pass("%s reaches the guest handler\n",
+				      exception_vector_name(expected[i].vector));
+	}
+	vcpu_run(vcpu);
+	TEST_ASSERT_EQ(get_ucall(vcpu, NULL), (uint64_t)UCALL_DONE);
+	kvm_vm_free(vm);
+}
+
+static void test_unhandled(void)
+{
+	uint64_t start = (uint64_t)guest_divide_error;
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm = vm_create_with_one_vcpu(&vcpu, guest_divide_error);
+	struct ucall uc;
+
+	vcpu_run(vcpu);
+	TEST_ASSERT(__get_ucall(vcpu, &uc) == UCALL_UNHANDLED,
+		    "Expected UCALL_UNHANDLED, got %lu", (unsigned long)uc.cmd);
+	TEST_ASSERT_EQ(uc.args[0], (uint64_t)DE_VECTOR);
+	TEST_ASSERT(uc.args[2] >= start && uc.args[2] < start + 64,
+		    "#DE at RIP 0x%lx, not in guest_divide_error (0x%lx)",
+		    (unsigned long)uc.args[2], (unsigned long)start);
+	ksft_test_result_pass("unhandled #DE reported at RIP 0x%lx\n",
+			      (unsigned long)uc.args[2]);
+	kvm_vm_free(vm);
+}
+
+int main(void)
+{
+	ksft_print_header();
+	ksft_set_plan(ARRAY_SIZE(expected) + 1);
+	test_handled();
+	test_unhandled();
+	ksft_finished();
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Guest port I/O of 1, 2 and 4 bytes: each OUT exits with KVM_EXIT_IO and
+ * the data, each IN exits for the host to supply the data the guest reads.
+ */
+#include "processor.h"
+
+#define TEST_PORT	0x80
+
+struct io_case {
+	uint8_t dir;		/* KVM_EXIT_IO_IN or KVM_EXIT_IO_OUT */
+	uint8_t size;
+	uint16_t port;
+	uint32_t data;
+};
+
+static const struct io_case cases[] = {
+	{ KVM_EXIT_IO_OUT, 1, TEST_PORT, 0xa5 },
+	{ KVM_EXIT_IO_OUT, 2, TEST_PORT + 2, 0xbeef },
+	{ KVM_EXIT_IO_OUT, 4, TEST_PORT + 4, 0xdeadbeef },
+	{ KVM_EXIT_IO_IN, 1, TEST_PORT, 0x5a },
+	{ KVM_EXIT_IO_IN, 2, TEST_PORT + 2, 0xcafe },
+	{ KVM_EXIT_IO_IN, 4, TEST_PORT + 4, 0x12345678 },
+};
+
+static uint32_t guest_in(const struct io_case *c)
+{
+	switch (c->size) {
+	case 1:
+		return inb(c->port);
+	case 2:
+		return inw(c->port);
+	default:
+		return inl(c->port);
+	}
+}
+
+static void guest_out(const struct io_case *c)
+{
+	switch (c->size) {
+	case 1:
+		outb(c->port, c->data);
+		break;
+	case 2:
+		outw(c->port, c->data);
+		break;
+	default:
+		outl(c->port, c->data);
+	}
+}
+
+static void guest_code(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (cases[i].dir == KVM_EXIT_IO_OUT)
+			guest_out(&cases[i]);
+		else
+			GUEST_ASSERT_EQ(guest_in(&cases[i]), cases[i].data);
+	}
+	GUEST_DONE();
+}
+
+static void handle_io(struct kvm_vcpu *vcpu, const struct io_case *c)
+{
+	struct kvm_run *run = vcpu->run;
+	uint8_t *data = (uint8_t *)run + run->io.data_offset;
+	uint32_t v = 0;
+
+	TEST_ASSERT_KVM_EXIT_REASON(vcpu, KVM_EXIT_IO);
+	TEST_ASSERT_EQ(run->io.direction, c->dir);
+	TEST_ASSERT_EQ(run->io.size, c->size);
+	TEST_ASSERT_EQ(run->io.port, c->port);
+	TEST_ASSERT_EQ(run->io.count, 1U);
+	if (c->dir == KVM_EXIT_IO_OUT) {
+		memcpy(&v, data, c->size);
+		TEST_ASSERT_EQ(v, c->data);
+	} else {
+		memcpy(data, &c->data, c->size);
+	}
+}
+
+int main(void)
+{
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	uint64_t exits;
+	struct ucall uc;
+	unsigned int i;
+
+	ksft_print_header();
+	ksft_set_plan(ARRAY_SIZE(cases) + 1);
+	vm = vm_create_with_one_vcpu(&vcpu, guest_code);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		vcpu_run(vcpu);
+		if (get_ucall(vcpu, &uc) == UCALL_ABORT)
+			REPORT_GUEST_ASSERT(uc);
+		handle_io(vcpu, &cases[i]);
+		ksft_test_result_pass("%s of %u bytes at port 0x%x\n",
+				      cases[i].dir == KVM_EXIT_IO_OUT ? "OUT" : "IN",
+				      cases[i].size, cases[i].port);
+	}
+	vcpu_run(vcpu);
+	if (get_ucall(vcpu, &uc) == UCALL_ABORT)
+		REPORT_GUEST_ASSERT(uc);
+	TEST_ASSERT_EQ(uc.cmd, (uint64_t)UCALL_DONE);
+
+	if (kvm_has_cap(KVM_CAP_BINARY_STATS_FD)) {
+		exits = vcpu_get_stat(vcpu, "io_exits");
+		TEST_ASSERT(exits >= ARRAY_SIZE(cases) + 1,
+			    "io_exits stat %lu, expected at least %zu",
+			    (unsigned long)exits, ARRAY_SIZE(cases) + 1);
+		ksft_test_result_pass("vCPU stat io_exits: %lu\n", (unsigned long)exits);
+	} else {
+		ksft_test_result_skip("no KVM_CAP_BINARY_STATS_FD\n");
+	}
+	kvm_vm_free(vm);
+	ksft_finished();
+}
