@@ -5,31 +5,31 @@
  */
 #include "kvm_util.h"
 
-#define MODE(pa, va, sz, shift) [VM_MODE_P##pa##V##va##_##sz] = {		\
+#define MODE(pa, va, sz, shift) {					\
 	.name = "PA-bits:" #pa ",  VA-bits:" #va ", " #sz " pages",	\
 	.pa_bits = pa, .va_bits = va, .page_size = 1U << (shift),	\
 	.page_shift = shift,						\
 }
 
 static const struct vm_guest_mode_params guest_modes[NUM_VM_MODES] = {
-	MODE(52, 48, 4K, 12),
-	MODE(52, 48, 64K, 16),
-	MODE(48, 48, 4K, 12),
-	MODE(48, 48, 16K, 14),
-	MODE(48, 48, 64K, 16),
-	MODE(40, 48, 4K, 12),
-	MODE(40, 48, 16K, 14),
-	MODE(40, 48, 64K, 16),
+	[VM_MODE_P52V48_4K] = MODE(52, 48, 4K, 12),
+	[VM_MODE_P52V48_64K] = MODE(52, 48, 64K, 16),
+	[VM_MODE_P48V48_4K] = MODE(48, 48, 4K, 12),
+	[VM_MODE_P48V48_16K] = MODE(48, 48, 16K, 14),
+	[VM_MODE_P48V48_64K] = MODE(48, 48, 64K, 16),
+	[VM_MODE_P40V48_4K] = MODE(40, 48, 4K, 12),
+	[VM_MODE_P40V48_16K] = MODE(40, 48, 16K, 14),
+	[VM_MODE_P40V48_64K] = MODE(40, 48, 64K, 16),
 	[VM_MODE_PXXV48_4K] = {
 		.name = "PA-bits:ANY, VA-bits:48, 4K pages",
 		.pa_bits = 0, .va_bits = 48, .page_size = 4096, .page_shift = 12,
 	},
-	MODE(47, 64, 4K, 12),
-	MODE(44, 64, 4K, 12),
-	MODE(36, 48, 4K, 12),
-	MODE(36, 48, 16K, 14),
-	MODE(36, 48, 64K, 16),
-	MODE(36, 47, 16K, 14),
+	[VM_MODE_P47V64_4K] = MODE(47, 64, 4K, 12),
+	[VM_MODE_P44V64_4K] = MODE(44, 64, 4K, 12),
+	[VM_MODE_P36V48_4K] = MODE(36, 48, 4K, 12),
+	[VM_MODE_P36V48_16K] = MODE(36, 48, 16K, 14),
+	[VM_MODE_P36V48_64K] = MODE(36, 48, 64K, 16),
+	[VM_MODE_P36V47_16K] = MODE(36, 47, 16K, 14),
 };
 
 bool guest_modes_enabled[NUM_VM_MODES];

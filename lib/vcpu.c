@@ -84,9 +84,12 @@ void vcpu_dump(FILE *stream, struct kvm_vcpu *vcpu, int indent)
 	vcpu_arch_dump(stream, vcpu, indent + 2);
 }
 
-#define EXIT_REASON(r)	[KVM_EXIT_##r] = #r
+#define EXIT_REASON(r)	{ KVM_EXIT_##r, #r }
 
-static const char * const exit_reasons[] = {
+static const struct {
+	unsigned int reason;
+	const char *name;
+} exit_reasons[] = {
 	EXIT_REASON(UNKNOWN), EXIT_REASON(EXCEPTION), EXIT_REASON(IO),
 	EXIT_REASON(HYPERCALL), EXIT_REASON(DEBUG), EXIT_REASON(HLT),
 	EXIT_REASON(MMIO), EXIT_REASON(IRQ_WINDOW_OPEN), EXIT_REASON(SHUTDOWN),
@@ -104,7 +107,10 @@ static const char * const exit_reasons[] = {
 
 const char *exit_reason_str(unsigned int exit_reason)
 {
-	if (exit_reason < ARRAY_SIZE(exit_reasons) && exit_reasons[exit_reason])
-		return exit_reasons[exit_reason];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(exit_reasons); i++)
+		if (exit_reasons[i].reason == exit_reason)
+			return exit_reasons[i].name;
 	return "(unknown)";
 }

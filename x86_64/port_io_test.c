@@ -81,6 +81,11 @@ static void handle_io(struct kvm_vcpu *vcpu, const struct io_case *c)
 	}
 }
 
+static const char *dir_name(uint8_t dir)
+{
+	return dir == KVM_EXIT_IO_OUT ? "OUT" : "IN";
+}
+
 int main(void)
 {
 	struct kvm_vcpu *vcpu;
@@ -98,8 +103,7 @@ int main(void)
 			REPORT_GUEST_ASSERT(uc);
 		handle_io(vcpu, &cases[i]);
 		ksft_test_result_pass("%s of %u bytes at port 0x%x\n",
-				      cases[i].dir == KVM_EXIT_IO_OUT ? "OUT" : "IN",
-				      cases[i].size, cases[i].port);
+				      dir_name(cases[i].dir), cases[i].size, cases[i].port);
 	}
 	vcpu_run(vcpu);
 	if (get_ucall(vcpu, &uc) == UCALL_ABORT)

@@ -123,24 +123,24 @@ static inline void write_rflags(uint64_t v)
 
 static inline void outb(uint16_t port, uint8_t v)
 {
-	__asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port) : "memory");
+	__asm__ __volatile__("out %0, %1" : : "a"(v), "Nd"(port) : "memory");
 }
 
 static inline void outw(uint16_t port, uint16_t v)
 {
-	__asm__ __volatile__("outw %0, %1" : : "a"(v), "Nd"(port) : "memory");
+	__asm__ __volatile__("out %0, %1" : : "a"(v), "Nd"(port) : "memory");
 }
 
 static inline void outl(uint16_t port, uint32_t v)
 {
-	__asm__ __volatile__("outl %0, %1" : : "a"(v), "Nd"(port) : "memory");
+	__asm__ __volatile__("out %0, %1" : : "a"(v), "Nd"(port) : "memory");
 }
 
 static inline uint8_t inb(uint16_t port)
 {
 	uint8_t v;
 
-	__asm__ __volatile__("inb %1, %0" : "=a"(v) : "Nd"(port) : "memory");
+	__asm__ __volatile__("in %1, %0" : "=a"(v) : "Nd"(port) : "memory");
 	return v;
 }
 
@@ -148,7 +148,7 @@ static inline uint16_t inw(uint16_t port)
 {
 	uint16_t v;
 
-	__asm__ __volatile__("inw %1, %0" : "=a"(v) : "Nd"(port) : "memory");
+	__asm__ __volatile__("in %1, %0" : "=a"(v) : "Nd"(port) : "memory");
 	return v;
 }
 
@@ -156,7 +156,7 @@ static inline uint32_t inl(uint16_t port)
 {
 	uint32_t v;
 
-	__asm__ __volatile__("inl %1, %0" : "=a"(v) : "Nd"(port) : "memory");
+	__asm__ __volatile__("in %1, %0" : "=a"(v) : "Nd"(port) : "memory");
 	return v;
 }
 
@@ -192,6 +192,10 @@ const struct kvm_cpuid_entry2 *kvm_get_supported_cpuid_entry(uint32_t function,
 void vcpu_init_cpuid(struct kvm_vcpu *vcpu, const struct kvm_cpuid2 *cpuid);
 
 /* Arch-internal: the flat segments and descriptor tables of a vCPU. */
+extern const uint64_t idt_stubs[NUM_EXCEPTION_VECTORS];	/* exception_entry.S */
+void guest_code_return_stub(void);				/* exception_entry.S */
+void route_exception(struct ex_regs *regs);
+void guest_code_returned(void);
 void x86_segment_code(struct kvm_segment *seg);
 void x86_segment_data(struct kvm_segment *seg);
 void x86_segment_tss(struct kvm_vm *vm, struct kvm_segment *seg);

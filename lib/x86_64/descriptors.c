@@ -14,11 +14,6 @@
 /* Guest: GVA of the per-VM handler table, written by vm_arch_setup(). */
 static exception_handler_t *exception_handlers;
 
-extern const uint64_t idt_stubs[NUM_EXCEPTION_VECTORS];
-
-void route_exception(struct ex_regs *regs);
-void guest_code_returned(void);
-
 void route_exception(struct ex_regs *regs)
 {
 	exception_handler_t h = NULL;

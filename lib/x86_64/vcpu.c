@@ -9,8 +9,6 @@
 /* CPUID 0x80000001 EDX bit 20: NX. */
 #define CPUID_EXT_EDX_NX	(1U << 20)
 
-void guest_code_return_stub(void);
-
 void vcpu_sregs_get(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs)
 {
 	vcpu_ioctl(vcpu, KVM_GET_SREGS, sregs);
