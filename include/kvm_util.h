@@ -145,6 +145,13 @@ void vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa);
 void vm_mem_region_delete(struct kvm_vm *vm, uint32_t slot);
 /* Unmap every region's memory (once the VM fd is closed). */
 void vm_free_regions(struct kvm_vm *vm);
+/*
+ * The host side of a region alone, also without a VM (host-only tests):
+ * map @size bytes of r->src_type (host_mem, and host_alias for shared
+ * kinds), and unmap them.
+ */
+void backing_region_map(struct userspace_mem_region *r, size_t size);
+void backing_region_unmap(struct userspace_mem_region *r);
 
 /* Guest memory (guest_memory.c). */
 uint64_t vm_phy_pages_alloc(struct kvm_vm *vm, uint64_t num, uint64_t paddr_min,

@@ -81,7 +81,7 @@ static void *backing_map(struct userspace_mem_region *r, int flags)
 }
 
 /* Map the region's host memory, aligned to the backing page size. */
-static void region_map(struct userspace_mem_region *r, size_t size)
+void backing_region_map(struct userspace_mem_region *r, size_t size)
 {
 	const struct vm_mem_backing_src_alias *src = vm_mem_backing_src_alias(r->src_type);
 	size_t align = get_backing_src_pagesz(r->src_type);
@@ -145,7 +145,7 @@ void vm_userspace_mem_region_add(struct kvm_vm *vm,
 	r = calloc(1, sizeof(*r));
 	TEST_ASSERT(r, "Out of memory");
 	r->src_type = src_type;
-	region_map(r, size);
+	backing_region_map(r, size);
 
 	r->free_pages = calloc(BITS_TO_LONGS(npages), sizeof(unsigned long));
 	TEST_ASSERT(r->free_pages, "Out of memory");
@@ -164,7 +164,7 @@ void vm_userspace_mem_region_add(struct kvm_vm *vm,
 	vm->regions = r;
 }
 
-static void region_free(struct userspace_mem_region *r)
+void backing_region_unmap(struct userspace_mem_region *r)
 {
 	TEST_ASSERT(!munmap(r->mmap_start, r->mmap_size), "munmap(slot %u)",
 		    r->region.slot);
@@ -173,6 +173,11 @@ static void region_free(struct userspace_mem_region *r)
 			    "munmap(slot %u alias)", r->region.slot);
 	if (r->fd >= 0)
 		close(r->fd);
+}
+
+static void region_free(struct userspace_mem_region *r)
+{
+	backing_region_unmap(r);
 	free(r->free_pages);
 	free(r);
 }

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * userfaultfd_util: serve the page faults of a memory range from user
+ * space, as a VMM does for post-copy migration.
+ *
+ * MISSING mode: the range starts empty; each fault is served with
+ * UFFDIO_COPY of one backing page.  MINOR mode: the range is shmem or
+ * shared hugetlb whose page cache the caller filled through another
+ * mapping (the alias); each fault maps that page with UFFDIO_CONTINUE.
+ *
+ * Each uffd has R reader threads.  A reader waits for the uffd and for an
+ * exit pipe, in epoll with EPOLLEXCLUSIVE (one reader woken per fault) or
+ * in poll() (every reader woken: the thundering herd).  A fault another
+ * reader has already served (EEXIST, EAGAIN) is counted, not an error.  A
+ * reader that fails records why and stops; uffd_stop_demand_paging()
+ * joins every reader and then fails the test with that reader's context.
+ */
+#ifndef SELFTEST_KVM_USERFAULTFD_UTIL_H
+#define SELFTEST_KVM_USERFAULTFD_UTIL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "latency_hist.h"
+
+enum uffd_mode {
+	UFFD_MODE_NONE,		/* no userfaultfd: plain faults */
+	UFFD_MODE_MISSING,
+	UFFD_MODE_MINOR,
+	NUM_UFFD_MODES,
+};
+
+enum uffd_wake {
+	UFFD_WAKE_EPOLL,	/* EPOLLEXCLUSIVE: one reader per fault */
+	UFFD_WAKE_POLL,		/* poll(): every reader on every fault */
+	NUM_UFFD_WAKES,
+};
+
+/* "MISSING", "MINOR"; "epoll", "poll".  Unknown names: usage error. */
+enum uffd_mode parse_uffd_mode(const char *name);
+const char *uffd_mode_name(enum uffd_mode mode);
+enum uffd_wake parse_uffd_wake(const char *name);
+const char *uffd_wake_name(enum uffd_wake wake);
+
+struct uffd_reader_stats {
+	uint64_t served;	/* faults this reader resolved */
+	uint64_t raced;		/* already resolved by another (EEXIST/EAGAIN) */
+	uint64_t empty_wakes;	/* woken, but another reader took the fault */
+	struct latency_hist latency;	/* wake-up to ioctl done, ns */
+};
+
+struct uffd_desc;
+
+struct uffd_reader {
+	struct uffd_desc *uffd;
+	int id;
+	pthread_t thread;
+	int epoll_fd;		/* UFFD_WAKE_EPOLL only */
+	struct uffd_reader_stats stats;
+	/* The first failure, reported by uffd_stop_demand_paging(). */
+	bool failed;
+	int err;
+	uint64_t fail_addr;
+	char fail_what[64];
+};
+
+struct uffd_desc {
+	int uffd;
+	enum uffd_mode mode;
+	enum uffd_wake wake;
+	uint64_t page_size;	/* one backing page: the unit of service */
+	void *base;		/* the registered range */
+	uint64_t len;
+	unsigned int delay_us;	/* sleep before serving each fault */
+	void *copy_src;		/* MISSING: one page of contents */
+	int pipe_fds[2];	/* written once to stop the readers */
+	bool failed;		/* some reader gave up (READ_ONCE) */
+	int nr_readers;
+	struct uffd_reader *readers;
+};
+
+/*
+ * NULL if this host can serve @mode faults on @backing memory, else the
+ * reason (in @why).  @user_only opens the uffd with UFFD_USER_MODE_ONLY,
+ * which an unprivileged process may use when the sysctl
+ * vm.unprivileged_userfaultfd is 0, but whose faults only user-space
+ * accesses raise (not KVM's): host-only tests.
+ */
+const char *uffd_unavailable(enum uffd_mode mode, uint32_t backing, bool user_only,
+			     char *why, size_t len);
+
+/*
+ * Register [hva, hva + len) of @backing memory for @mode and start
+ * @nr_readers readers.  A fault is served one backing page at a time; the
+ * MISSING source page holds zeroes.
+ */
+struct uffd_desc *uffd_setup_demand_paging(enum uffd_mode mode, enum uffd_wake wake,
+					   unsigned int delay_us, void *hva,
+					   uint64_t len, uint32_t backing,
+					   int nr_readers, bool user_only);
+/*
+ * Stop and join every reader and close the uffd: faults still waiting
+ * then resolve as if the range was never registered, so threads blocked
+ * in them can be joined too.  Then uffd_check() fails the test if a
+ * reader failed; uffd_stop_demand_paging() does both.
+ */
+void uffd_stop_readers(struct uffd_desc *uffd);
+void uffd_check(const struct uffd_desc *uffd);
+void uffd_stop_demand_paging(struct uffd_desc *uffd);
+/* Sum of the readers' stats (after stop). */
+void uffd_desc_stats(const struct uffd_desc *uffd, struct uffd_reader_stats *sum);
+void uffd_desc_free(struct uffd_desc *uffd);
+
+#endif /* SELFTEST_KVM_USERFAULTFD_UTIL_H */

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The options perf tests share, so a letter means the same in each:
+ * -m mode, -b bytes per vCPU, -v vCPUs, -o overlap, -s backing source,
+ * -c CPU list, -B no start barrier, -n NUMA node.  Checked in one place,
+ * before any work: bad input is a usage error, what the host lacks a skip.
+ */
+#include <fcntl.h>
+#include <sched.h>
+
+#include "numa_util.h"
+#include "perf_test_util.h"
+
+void perf_test_options_init(struct perf_test_options *o, uint64_t bytes, int nr_vcpus)
+{
+	*o = (struct perf_test_options) {
+		.vcpu_memory_bytes = bytes,
+		.nr_vcpus = nr_vcpus,
+		.partition = true,
+		.backing = DEFAULT_VM_MEM_SRC,
+		.barrier = true,
+		.numa_node = -1,
+		.nr_slots = 1,
+		.main_cpu = -1,
+	};
+}
+
+bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'm':
+		parse_long("guest mode (-m)", arg, 0, NUM_VM_MODES - 1);
+		o->mode_arg = arg;
+		return true;
+	case 'b':
+		o->vcpu_memory_bytes = parse_size(arg);
+		return true;
+	case 'v':
+		o->nr_vcpus = parse_long("vCPU count (-v)", arg, 1, KVM_MAX_VCPUS);
+		return true;
+	case 'o':
+		o->partition = false;
+		return true;
+	case 's':
+		o->backing = parse_backing_src_type(arg);
+		return true;
+	case 'c':
+		o->cpu_list = arg;
+		return true;
+	case 'B':
+		o->barrier = false;
+		return true;
+	case 'n':
+		o->numa_node = parse_long("NUMA node (-n)", arg, 0, 1023);
+		return true;
+	case 'x':
+		o->nr_slots = parse_long("memslot count (-x)", arg, 1, PERF_TEST_MAX_SLOTS);
+		return true;
+	}
+	return false;
+}
+
+void perf_test_options_help(FILE *out, const struct perf_test_options *d)
+{
+	guest_modes_help(out);
+	fprintf(out, " -b: guest memory each vCPU touches, e.g. 10M or 3G (default: %luM)\n"
+		" -v: number of vCPUs (default: %d, at most %d)\n"
+		" -o: overlap: every vCPU touches the same memory, instead of its own slice\n",
+		(unsigned long)(d->vcpu_memory_bytes / MB), d->nr_vcpus, KVM_MAX_VCPUS);
+	backing_src_help(out, "-s");
+	fprintf(out, " -c: pin vCPU threads to these CPUs, e.g. 2,3,4-5: one per vCPU, plus\n"
+		"     optionally one more for the main thread\n"
+		" -B: no start barrier: vCPUs enter the guest while later vCPU threads\n"
+		"     are still being created (measures what the barrier saves)\n"
+		" -n: bind test memory to this NUMA node (checked after the run)\n");
+}
+
+int parse_cpu_list(const char *list, int *cpus, int max)
+{
+	const char *p = list;
+	long first, last;
+	char *end;
+	int n = 0;
+
+	while (*p) {
+		errno = 0;
+		first = strtol(p, &end, 10);
+		last = first;
+		if (end != p && *end == '-')
+			last = strtol(end + 1, &end, 10);
+		if (end == p || errno || first < 0 || last < first || last >= CPU_SETSIZE ||
+		    (*end && *end != ','))
+			test_usage_error("Invalid CPU list '%s': use e.g. 0,2,4-6", list);
+		for (; first <= last; first++) {
+			if (n == max)
+				test_usage_error("CPU list '%s' has more than %d CPUs", list, max);
+			cpus[n++] = first;
+		}
+		p = *end ? end + 1 : end;
+	}
+	if (!n)
+		test_usage_error("Invalid CPU list '%s': empty", list);
+	return n;
+}
+
+static void check_cpu_list(struct perf_test_options *o)
+{
+	int cpus[KVM_MAX_VCPUS + 1], n, i;
+	cpu_set_t allowed;
+
+	n = parse_cpu_list(o->cpu_list, cpus, ARRAY_SIZE(cpus));
+	if (n != o->nr_vcpus && n != o->nr_vcpus + 1)
+		test_usage_error("CPU list '%s' has %d CPUs: give one per vCPU (%d), plus optionally one for the main thread",
+				 o->cpu_list, n,
+				 o->nr_vcpus);
+	TEST_ASSERT(!sched_getaffinity(0, sizeof(allowed), &allowed), "sched_getaffinity");
+	for (i = 0; i < n; i++)
+		if (!CPU_ISSET(cpus[i], &allowed))
+			test_usage_error("CPU %d of list '%s' is not in this process's affinity mask",
+					 cpus[i], o->cpu_list);
+	for (i = 0; i < o->nr_vcpus; i++)
+		o->vcpu_cpus[i] = cpus[i];
+	o->main_cpu = n > o->nr_vcpus ? cpus[n - 1] : -1;
+	o->pin = true;
+}
+
+static void check_sizes(const struct perf_test_options *o, uint64_t pagesz)
+{
+	uint64_t total = perf_test_mem_size(o);
+	const char *name = vm_mem_backing_src_alias(o->backing)->name;
+
+	if (pagesz && o->vcpu_memory_bytes % pagesz)
+		test_usage_error("Memory size 0x%lx (-b) is not a multiple of the %s page size 0x%lx",
+				 (unsigned long)o->vcpu_memory_bytes, name,
+				 (unsigned long)pagesz);
+	if (pagesz && total % (pagesz * o->nr_slots))
+		test_usage_error("Test memory 0x%lx does not split into %d memslots of whole %s pages",
+				 (unsigned long)total, o->nr_slots, name);
+}
+
+/* Every enabled guest mode's page size must divide the sizes too. */
+static void check_guest_pages(const struct perf_test_options *o)
+{
+	uint64_t size = perf_test_mem_size(o) / o->nr_slots, pgsz;
+	int i;
+
+	for (i = 0; i < NUM_VM_MODES; i++) {
+		if (!guest_modes_enabled[i])
+			continue;
+		pgsz = vm_guest_mode(i)->page_size;
+		if (o->vcpu_memory_bytes % pgsz || size % pgsz)
+			test_usage_error("Memory size 0x%lx is not a multiple of the guest page size 0x%lx (%s)",
+					 (unsigned long)o->vcpu_memory_bytes,
+					 (unsigned long)pgsz, vm_guest_mode_string(i));
+	}
+}
+
+static void check_host(const struct perf_test_options *o, bool host_only)
+{
+	uint64_t total = perf_test_mem_size(o);
+	char why[160];
+	int max;
+
+	if (!get_backing_src_pagesz(o->backing))
+		test_skip("Backing source %s is not supported by this host",
+			  vm_mem_backing_src_alias(o->backing)->name);
+	backing_src_require(o->backing, total);
+	if (o->numa_node >= 0 &&
+	    numa_util_unavailable(o->numa_node, o->backing, total, why, sizeof(why)))
+		test_skip("%s", why);
+	if (host_only)
+		return;
+	close(open_kvm_dev_path_or_exit(O_RDWR));
+	max = kvm_check_cap(KVM_CAP_MAX_VCPUS);
+	if (max > 0 && o->nr_vcpus > max)
+		test_skip("%d vCPUs requested, KVM allows %d per VM", o->nr_vcpus, max);
+}
+
+void perf_test_options_check(struct perf_test_options *o, bool host_only)
+{
+	check_sizes(o, get_backing_src_pagesz(o->backing));
+	if (o->cpu_list)
+		check_cpu_list(o);
+	check_host(o, host_only);
+	if (!host_only) {
+		guest_modes_append_default();
+		if (o->mode_arg)
+			guest_modes_cmdline(o->mode_arg);
+		check_guest_pages(o);
+	}
+	if (o->main_cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(o->main_cpu, &set);
+		TEST_ASSERT(!sched_setaffinity(0, sizeof(set), &set),
+			    "Pinning the main thread to CPU %d", o->main_cpu);
+	}
+}

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One thread per vCPU (or per simulated vCPU in host-only runs), passes
+ * driven by the main thread.
+ *
+ * Threads start behind a barrier: none runs its first pass until every
+ * thread exists, so creating threads (which takes mmap_lock for write)
+ * does not stall vCPUs that are faulting memory in.  -B turns it off.
+ *
+ * A thread never exits the process: a failure (KVM_RUN error, guest
+ * assert, unexpected exit) is recorded and the thread returns; the main
+ * thread joins every thread and then fails the test with the record.
+ */
+#include <pthread.h>
+#include <sched.h>
+
+#include "perf_test_util.h"
+
+struct perf_test_thread {
+	pthread_t thread;
+	struct perf_test_vcpu_args *va;
+	bool failed;
+	bool guest_assert;
+	struct ucall uc;
+	char err[200];
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* any change below */
+	perf_test_pass_fn fn;
+	int nr_threads;
+	int nr_started;
+	bool barrier;
+	uint64_t pass;			/* the pass asked for */
+	bool stop;
+	bool failed;
+	struct perf_test_thread threads[KVM_MAX_VCPUS];
+} pt = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+bool perf_test_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass,
+			 char *err, size_t len)
+{
+	struct perf_test_thread *t = &pt.threads[va->vcpu_idx];
+	struct kvm_vcpu *vcpu = va->vcpu;
+	int ret;
+
+	for (;;) {
+		ret = __vcpu_run(vcpu);
+		if (ret && errno == EINTR)
+			continue;
+		if (ret) {
+			snprintf(err, len, "KVM_RUN failed: %s, exit reason %u (%s)",
+				 strerror(errno), vcpu->run->exit_reason,
+				 exit_reason_str(vcpu->run->exit_reason));
+			return false;
+		}
+		switch (__get_ucall(vcpu, &t->uc)) {
+		case UCALL_SYNC:
+			if (t->uc.args[1] == pass)
+				return true;
+			snprintf(err, len, "GUEST_SYNC(%lu) in pass %lu",
+				 (unsigned long)t->uc.args[1], (unsigned long)pass);
+			return false;
+		case UCALL_ABORT:
+			t->guest_assert = true;
+			snprintf(err, len, "guest assertion");
+			return false;
+		case UCALL_NONE:
+			snprintf(err, len, "unexpected exit %u (%s)", vcpu->run->exit_reason,
+				 exit_reason_str(vcpu->run->exit_reason));
+			return false;
+		default:
+			snprintf(err, len, "unexpected ucall %lu", (unsigned long)t->uc.cmd);
+			return false;
+		}
+	}
+}
+
+bool perf_test_host_pass(struct perf_test_vcpu_args *va, uint64_t pass,
+			 char *err, size_t len)
+{
+	perf_test_touch_pages((uintptr_t)perf_test_args.host_region.host_mem, va->vcpu_idx);
+	return true;
+}
+
+/* Wait for all threads to exist (the barrier), then for a new pass. */
+static uint64_t wait_for_pass(struct perf_test_vcpu_args *va)
+{
+	uint64_t pass;
+
+	pthread_mutex_lock(&pt.lock);
+	while (!pt.stop && ((pt.barrier && pt.nr_started < pt.nr_threads) ||
+			    pt.pass == va->passes))
+		pthread_cond_wait(&pt.cond, &pt.lock);
+	pass = pt.stop ? 0 : pt.pass;
+	pthread_mutex_unlock(&pt.lock);
+	return pass;
+}
+
+static void *perf_test_thread_fn(void *arg)
+{
+	struct perf_test_thread *t = arg;
+	struct perf_test_vcpu_args *va = t->va;
+	struct timespec start;
+	uint64_t pass;
+	bool ok;
+
+	while ((pass = wait_for_pass(va))) {
+		start = timespec_now();
+		ok = pt.fn(va, pass, t->err, sizeof(t->err));
+		pthread_mutex_lock(&pt.lock);
+		va->pass_ns = timespec_to_ns(timespec_elapsed(start));
+		va->passes = pass;
+		if (!ok)
+			t->failed = pt.failed = true;
+		pthread_cond_broadcast(&pt.cond);
+		pthread_mutex_unlock(&pt.lock);
+		if (!ok)
+			break;
+	}
+	return NULL;
+}
+
+static void thread_create(struct perf_test_thread *t, const struct perf_test_options *o)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int idx = t->va->vcpu_idx;
+
+	TEST_ASSERT(!pthread_attr_init(&attr), "pthread_attr_init");
+	if (o->pin) {
+		CPU_ZERO(&set);
+		CPU_SET(o->vcpu_cpus[idx], &set);
+		TEST_ASSERT(!pthread_attr_setaffinity_np(&attr, sizeof(set), &set),
+			    "Pinning vCPU %d thread to CPU %d", idx, o->vcpu_cpus[idx]);
+	}
+	TEST_ASSERT(!pthread_create(&t->thread, &attr, perf_test_thread_fn, t),
+		    "pthread_create(vCPU %d)", idx);
+	pthread_attr_destroy(&attr);
+	pthread_mutex_lock(&pt.lock);
+	pt.nr_started++;
+	pthread_cond_broadcast(&pt.cond);
+	pthread_mutex_unlock(&pt.lock);
+}
+
+void perf_test_start_threads(const struct perf_test_options *o, perf_test_pass_fn fn)
+{
+	int i;
+
+	pt.fn = fn;
+	pt.nr_threads = o->nr_vcpus;
+	pt.nr_started = 0;
+	pt.barrier = o->barrier;
+	pt.stop = false;
+	pt.failed = false;
+	perf_test_next_pass();
+	for (i = 0; i < o->nr_vcpus; i++) {
+		memset(&pt.threads[i], 0, sizeof(pt.threads[i]));
+		pt.threads[i].va = &perf_test_args.vcpu_args[i];
+		pt.threads[i].va->passes = 0;
+		thread_create(&pt.threads[i], o);
+	}
+}
+
+static bool pass_done(uint64_t pass)
+{
+	int i;
+
+	for (i = 0; i < pt.nr_threads; i++)
+		if (pt.threads[i].va->passes < pass)
+			return false;
+	return true;
+}
+
+bool perf_test_wait_pass(uint64_t pass, bool (*abort)(void *arg), void *arg)
+{
+	struct timespec deadline;
+	bool done;
+
+	pthread_mutex_lock(&pt.lock);
+	while (!(done = pass_done(pass)) && !pt.failed && !(abort && abort(arg))) {
+		clock_gettime(CLOCK_REALTIME, &deadline);
+		deadline = timespec_add_ns(deadline, 20 * 1000 * 1000);
+		pthread_cond_timedwait(&pt.cond, &pt.lock, &deadline);
+	}
+	pthread_mutex_unlock(&pt.lock);
+	return done;
+}
+
+void perf_test_next_pass(void)
+{
+	pthread_mutex_lock(&pt.lock);
+	pt.pass++;
+	perf_test_args.iteration = pt.pass;
+	if (perf_test_args.vm)
+		write_guest_global(perf_test_args.vm, perf_test_args.iteration, pt.pass);
+	pthread_cond_broadcast(&pt.cond);
+	pthread_mutex_unlock(&pt.lock);
+}
+
+void perf_test_join_threads(void)
+{
+	struct perf_test_thread *t;
+	int i;
+
+	pthread_mutex_lock(&pt.lock);
+	pt.stop = true;
+	pthread_cond_broadcast(&pt.cond);
+	pthread_mutex_unlock(&pt.lock);
+	for (i = 0; i < pt.nr_threads; i++)
+		TEST_ASSERT(!pthread_join(pt.threads[i].thread, NULL),
+			    "pthread_join(vCPU %d)", i);
+	pt.nr_threads = 0;
+	pt.pass = 0;
+	for (i = 0; i < KVM_MAX_VCPUS; i++) {
+		t = &pt.threads[i];
+		if (!t->failed)
+			continue;
+		if (t->guest_assert)
+			REPORT_GUEST_ASSERT(t->uc);
+		TEST_FAIL("vCPU %d, pass %lu: %s", i, (unsigned long)t->va->passes, t->err);
+	}
+}

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * perf_test_util: test memory in a VM (or host-only), the guest code that
+ * walks it, and checking what it holds afterwards.
+ */
+#include "perf_test_util.h"
+#include "numa_util.h"
+
+struct perf_test_args perf_test_args;
+
+uint64_t perf_test_mem_size(const struct perf_test_options *o)
+{
+	return o->partition ? o->vcpu_memory_bytes * o->nr_vcpus : o->vcpu_memory_bytes;
+}
+
+/* Guest-safe helpers: no libc, no asserts. */
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	uint64_t t;
+
+	while (b) {
+		t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+bool perf_test_page_written(uint64_t off)
+{
+	struct perf_test_args *pta = &perf_test_args;
+
+	if (pta->write_percent >= 100)
+		return true;
+	return mix64(off / pta->page_size ^ pta->seed) % 100 < pta->write_percent;
+}
+
+/*
+ * A random order that still visits each of @n pages once: start at a
+ * random page and step by a random stride prime to @n.
+ */
+static void random_order(uint32_t seed, uint32_t idx, uint64_t n, uint64_t *start,
+			 uint64_t *stride)
+{
+	uint64_t r = mix64(((uint64_t)seed << 32) | idx);
+
+	*start = r % n;
+	*stride = n > 1 ? mix64(r) % (n - 1) + 1 : 1;
+	while (gcd64(*stride, n) != 1)
+		(*stride)++;
+}
+
+uint64_t perf_test_touch_pages(uint64_t base, uint32_t idx)
+{
+	struct perf_test_args *pta = &perf_test_args;
+	struct perf_test_vcpu_args *va = &pta->vcpu_args[idx];
+	uint64_t n = va->pages, page = 0, stride = 1, i, off;
+	uint64_t *p;
+
+	if (pta->random_access)
+		random_order(pta->seed, idx, n, &page, &stride);
+	for (i = 0; i < n; i++) {
+		off = va->offset + page * pta->page_size;
+		p = (uint64_t *)(base + off);
+		if (perf_test_page_written(off))
+			WRITE_ONCE(*p, PERF_TEST_PATTERN(off));
+		else
+			(void)READ_ONCE(*p);
+		page += stride;
+		if (page >= n)
+			page -= n;
+	}
+	return n;
+}
+
+static void perf_test_guest_code(uint32_t idx)
+{
+	uint64_t pass;
+
+	for (;;) {
+		pass = READ_ONCE(perf_test_args.iteration);
+		perf_test_touch_pages(perf_test_args.gva, idx);
+		GUEST_SYNC(pass);
+	}
+}
+
+static void setup_vcpu_args(const struct perf_test_options *o, uint64_t page_size)
+{
+	struct perf_test_args *pta = &perf_test_args;
+	int i;
+
+	pta->size = perf_test_mem_size(o);
+	pta->page_size = page_size;
+	pta->nr_vcpus = o->nr_vcpus;
+	pta->write_percent = 100;
+	pta->backing = o->backing;
+	pta->nr_slots = o->nr_slots;
+	pta->partition = o->partition;
+	for (i = 0; i < o->nr_vcpus; i++) {
+		pta->vcpu_args[i].vcpu_idx = i;
+		pta->vcpu_args[i].offset = o->partition ? i * o->vcpu_memory_bytes : 0;
+		pta->vcpu_args[i].pages = o->vcpu_memory_bytes / page_size;
+	}
+}
+
+/* Page-table pages to map @pages guest pages with the smallest mappings. */
+static uint64_t page_table_pages(uint64_t pages, uint64_t page_size, int nr_slots)
+{
+	uint64_t per_table = page_size / 8;
+
+	return pages / per_table + pages / (per_table * per_table) + 8 * nr_slots + 16;
+}
+
+/* The highest GPA the test memory fits below, aligned for every mapping. */
+static uint64_t test_mem_gpa(struct kvm_vm *vm, uint64_t size, uint32_t backing)
+{
+	uint64_t align = get_backing_src_pagesz(backing), top;
+
+	if (align < vm->page_size)
+		align = vm->page_size;
+	top = (vm->max_gfn + 1) << vm->page_shift;
+	TEST_ASSERT(size + align < top, "0x%lx bytes of test memory do not fit in %u PA bits",
+		    (unsigned long)size, vm->pa_bits);
+	return ALIGN_DOWN(top - size, align);
+}
+
+static void add_test_slots(struct kvm_vm *vm, const struct perf_test_options *o)
+{
+	struct perf_test_args *pta = &perf_test_args;
+	uint64_t slot_size = pta->size / o->nr_slots;
+	struct userspace_mem_region *r;
+	int i;
+
+	for (i = 0; i < o->nr_slots; i++) {
+		vm_userspace_mem_region_add(vm, o->backing, pta->gpa + i * slot_size,
+					    PERF_TEST_MEM_SLOT + i,
+					    slot_size / vm->page_size, 0);
+		if (o->numa_node < 0)
+			continue;
+		r = memslot2region(vm, PERF_TEST_MEM_SLOT + i);
+		numa_util_bind(r->host_mem, slot_size, o->numa_node);
+		if (r->host_alias)
+			numa_util_bind(r->host_alias, slot_size, o->numa_node);
+	}
+}
+
+struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
+				   const struct perf_test_options *o)
+{
+	struct perf_test_args *pta = &perf_test_args;
+	uint64_t page_size = vm_guest_mode(mode)->page_size, pages;
+	struct kvm_vm *vm;
+	int i;
+
+	memset(pta, 0, sizeof(*pta));
+	setup_vcpu_args(o, page_size);
+	pages = pta->size / page_size;
+	vm = __vm_create(mode, o->nr_vcpus, page_table_pages(pages, page_size, o->nr_slots));
+	pta->vm = vm;
+	pta->gva = PERF_TEST_GVA;
+	pta->gpa = test_mem_gpa(vm, pta->size, o->backing);
+	add_test_slots(vm, o);
+	vm_vaddr_reserve(vm, pta->gva, pta->size);
+	virt_map(vm, pta->gva, pta->gpa, pages);
+
+	for (i = 0; i < o->nr_vcpus; i++) {
+		pta->vcpu_args[i].vcpu = vm_vcpu_add(vm, i, perf_test_guest_code);
+		vcpu_args_set(pta->vcpu_args[i].vcpu, 1, (uint64_t)i);
+	}
+	sync_global_to_guest(vm, perf_test_args);
+	ksft_print_msg("Test memory: 0x%lx bytes at GPA 0x%lx in %d slot(s) of %s\n",
+		       (unsigned long)pta->size, (unsigned long)pta->gpa, o->nr_slots,
+		       vm_mem_backing_src_alias(o->backing)->name);
+	return vm;
+}
+
+void perf_test_destroy_vm(struct kvm_vm *vm)
+{
+	kvm_vm_free(vm);
+	perf_test_args.vm = NULL;
+}
+
+void perf_test_setup_host_mem(const struct perf_test_options *o, uint64_t page_size)
+{
+	struct perf_test_args *pta = &perf_test_args;
+	struct userspace_mem_region *r = &pta->host_region;
+
+	memset(pta, 0, sizeof(*pta));
+	setup_vcpu_args(o, page_size);
+	r->src_type = o->backing;
+	backing_region_map(r, pta->size);
+	if (o->numa_node >= 0) {
+		numa_util_bind(r->host_mem, pta->size, o->numa_node);
+		if (r->host_alias)
+			numa_util_bind(r->host_alias, pta->size, o->numa_node);
+	}
+}
+
+void perf_test_free_host_mem(void)
+{
+	backing_region_unmap(&perf_test_args.host_region);
+}
+
+/* Guest-visible settings: call before the threads start. */
+void perf_test_set_write_percent(uint32_t pct)
+{
+	TEST_ASSERT(pct <= 100, "Write percentage %u above 100", pct);
+	perf_test_args.write_percent = pct;
+	if (perf_test_args.vm)
+		sync_global_to_guest(perf_test_args.vm, perf_test_args);
+}
+
+void perf_test_set_random_access(bool random, uint32_t seed)
+{
+	perf_test_args.random_access = random;
+	perf_test_args.seed = seed;
+	if (perf_test_args.vm)
+		sync_global_to_guest(perf_test_args.vm, perf_test_args);
+}
+
+void *perf_test_hva(uint64_t off)
+{
+	struct perf_test_args *pta = &perf_test_args;
+
+	TEST_ASSERT(off < pta->size, "Offset 0x%lx beyond test memory", (unsigned long)off);
+	if (pta->vm)
+		return addr_gpa2hva(pta->vm, pta->gpa + off);
+	return (uint8_t *)pta->host_region.host_mem + off;
+}
+
+void *perf_test_alias(uint64_t off)
+{
+	struct perf_test_args *pta = &perf_test_args;
+
+	TEST_ASSERT(off < pta->size, "Offset 0x%lx beyond test memory", (unsigned long)off);
+	if (pta->vm)
+		return addr_gpa2alias(pta->vm, pta->gpa + off);
+	if (!pta->host_region.host_alias)
+		return NULL;
+	return (uint8_t *)pta->host_region.host_alias + off;
+}
+
+uint64_t perf_test_check_memory(void)
+{
+	struct perf_test_args *pta = &perf_test_args;
+	uint64_t off, got, checked = 0;
+
+	for (off = 0; off < pta->size; off += pta->page_size) {
+		if (!perf_test_page_written(off))
+			continue;
+		got = *(uint64_t *)perf_test_hva(off);
+		TEST_ASSERT(got == PERF_TEST_PATTERN(off),
+			    "Test memory at offset 0x%lx (GPA 0x%lx): 0x%lx, expected 0x%lx",
+			    (unsigned long)off, (unsigned long)(pta->gpa + off),
+			    (unsigned long)got, (unsigned long)PERF_TEST_PATTERN(off));
+		checked++;
+	}
+	return checked;
+}
+
+void perf_test_numa_check(int node)
+{
+	struct perf_test_args *pta = &perf_test_args;
+	uint64_t off, step = get_backing_src_pagesz(pta->backing);
+	int got;
+
+	if (step < pta->page_size)
+		step = pta->page_size;
+	for (off = 0; off < pta->size; off += step) {
+		got = numa_util_node_of(perf_test_hva(off));
+		TEST_ASSERT(got == node, "Test memory at offset 0x%lx is on NUMA node %d, not %d",
+			    (unsigned long)off, got, node);
+	}
+}

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * userfaultfd_util: a uffd over a memory range and the reader threads
+ * that serve its faults (see userfaultfd_util.h).
+ */
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+#include "userfaultfd_util.h"
+#include "test_util.h"
+
+#ifndef UFFD_USER_MODE_ONLY
+#define UFFD_USER_MODE_ONLY	1
+#endif
+
+#define EPOLL_KEY_UFFD		0
+#define EPOLL_KEY_EXIT		1
+
+static const char * const uffd_mode_names[NUM_UFFD_MODES] = {
+	[UFFD_MODE_NONE] = "NONE",
+	[UFFD_MODE_MISSING] = "MISSING",
+	[UFFD_MODE_MINOR] = "MINOR",
+};
+
+static const char * const uffd_wake_names[NUM_UFFD_WAKES] = {
+	[UFFD_WAKE_EPOLL] = "epoll",
+	[UFFD_WAKE_POLL] = "poll",
+};
+
+enum uffd_mode parse_uffd_mode(const char *name)
+{
+	int i;
+
+	for (i = UFFD_MODE_MISSING; i < NUM_UFFD_MODES; i++)
+		if (!strcmp(name, uffd_mode_names[i]))
+			return i;
+	test_usage_error("Unknown uffd mode '%s': use MISSING or MINOR", name);
+}
+
+const char *uffd_mode_name(enum uffd_mode mode)
+{
+	return mode < NUM_UFFD_MODES ? uffd_mode_names[mode] : "?";
+}
+
+enum uffd_wake parse_uffd_wake(const char *name)
+{
+	int i;
+
+	for (i = 0; i < NUM_UFFD_WAKES; i++)
+		if (!strcmp(name, uffd_wake_names[i]))
+			return i;
+	test_usage_error("Unknown wake mode '%s': use epoll or poll", name);
+}
+
+const char *uffd_wake_name(enum uffd_wake wake)
+{
+	return wake < NUM_UFFD_WAKES ? uffd_wake_names[wake] : "?";
+}
+
+static int uffd_open(bool user_only)
+{
+	return syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK |
+		       (user_only ? UFFD_USER_MODE_ONLY : 0));
+}
+
+/* The UFFDIO_API features @mode needs on @backing memory. */
+static uint64_t uffd_features(enum uffd_mode mode, uint32_t backing)
+{
+	bool huge = backing_src_is_hugetlb(backing);
+
+	if (mode == UFFD_MODE_MINOR)
+		return huge ? UFFD_FEATURE_MINOR_HUGETLBFS : UFFD_FEATURE_MINOR_SHMEM;
+	if (backing_src_is_shared(backing))
+		return huge ? UFFD_FEATURE_MISSING_HUGETLBFS : UFFD_FEATURE_MISSING_SHMEM;
+	return huge ? UFFD_FEATURE_MISSING_HUGETLBFS : 0;
+}
+
+static const char *uffd_open_refused(int err, char *why, size_t len)
+{
+	if (err == EPERM)
+		snprintf(why, len,
+			 "userfaultfd refused (EPERM): vm.unprivileged_userfaultfd is 0 and this process lacks CAP_SYS_PTRACE");
+	else
+		snprintf(why, len, "userfaultfd() failed: %s (CONFIG_USERFAULTFD?)",
+			 strerror(err));
+	return why;
+}
+
+const char *uffd_unavailable(enum uffd_mode mode, uint32_t backing, bool user_only,
+			     char *why, size_t len)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	uint64_t need = uffd_features(mode, backing);
+	const char *ret = NULL;
+	int fd;
+
+	if (mode == UFFD_MODE_NONE)
+		return NULL;
+	if (mode == UFFD_MODE_MINOR && !backing_src_is_shared(backing)) {
+		snprintf(why, len, "MINOR faults need shmem or shared_hugetlb memory");
+		return why;
+	}
+	fd = uffd_open(user_only);
+	if (fd < 0)
+		return uffd_open_refused(errno, why, len);
+	if (ioctl(fd, UFFDIO_API, &api)) {
+		snprintf(why, len, "UFFDIO_API failed: %s", strerror(errno));
+		ret = why;
+	} else if ((api.features & need) != need) {
+		snprintf(why, len, "userfaultfd lacks feature 0x%llx (%s %s faults)",
+			 (unsigned long long)(need & ~api.features),
+			 vm_mem_backing_src_alias(backing)->name, uffd_mode_name(mode));
+		ret = why;
+	}
+	close(fd);
+	return ret;
+}
+
+static bool reader_fail(struct uffd_reader *r, const char *what, uint64_t addr, int err)
+{
+	r->failed = true;
+	r->err = err;
+	r->fail_addr = addr;
+	snprintf(r->fail_what, sizeof(r->fail_what), "%s", what);
+	WRITE_ONCE(r->uffd->failed, true);
+	return false;
+}
+
+/* UFFDIO_COPY or UFFDIO_CONTINUE of the page at @addr: false on failure. */
+static bool reader_resolve(struct uffd_reader *r, uint64_t addr)
+{
+	struct uffd_desc *u = r->uffd;
+	struct uffdio_range range = { .start = addr, .len = u->page_size };
+	struct uffdio_copy copy = {
+		.dst = addr, .src = (uintptr_t)u->copy_src, .len = u->page_size,
+	};
+	struct uffdio_continue cont = { .range = range };
+	const char *what;
+	int ret;
+
+	if (u->mode == UFFD_MODE_MISSING) {
+		what = "UFFDIO_COPY";
+		ret = ioctl(u->uffd, UFFDIO_COPY, &copy);
+	} else {
+		what = "UFFDIO_CONTINUE";
+		ret = ioctl(u->uffd, UFFDIO_CONTINUE, &cont);
+	}
+	if (!ret) {
+		r->stats.served++;
+		return true;
+	}
+	if (errno != EEXIST && errno != EAGAIN)
+		return reader_fail(r, what, addr, errno);
+	/* Served by another reader (or to retry): make sure the thread runs. */
+	r->stats.raced++;
+	if (ioctl(u->uffd, UFFDIO_WAKE, &range))
+		return reader_fail(r, "UFFDIO_WAKE", addr, errno);
+	return true;
+}
+
+/* Read one fault and serve it; false if the reader must stop. */
+static bool reader_serve_one(struct uffd_reader *r, struct timespec woken)
+{
+	struct uffd_desc *u = r->uffd;
+	struct uffd_msg msg;
+	uint64_t addr;
+	ssize_t n;
+
+	n = read(u->uffd, &msg, sizeof(msg));
+	if (n < 0 && errno == EAGAIN) {
+		r->stats.empty_wakes++;
+		return true;
+	}
+	if (n != sizeof(msg))
+		return reader_fail(r, "read(uffd)", 0, n < 0 ? errno : EIO);
+	if (msg.event != UFFD_EVENT_PAGEFAULT)
+		return reader_fail(r, "unexpected uffd event", msg.event, EINVAL);
+	addr = ALIGN_DOWN((uint64_t)msg.arg.pagefault.address, u->page_size);
+	if (u->delay_us)
+		usleep(u->delay_us);
+	if (!reader_resolve(r, addr))
+		return false;
+	latency_hist_add(&r->stats.latency, timespec_to_ns(timespec_elapsed(woken)));
+	return true;
+}
+
+enum reader_event { READER_FAULT, READER_EXIT, READER_ERROR };
+
+static enum reader_event reader_wait_epoll(struct uffd_reader *r)
+{
+	struct epoll_event ev[2];
+	int n, i;
+
+	do {
+		n = epoll_wait(r->epoll_fd, ev, ARRAY_SIZE(ev), -1);
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		reader_fail(r, "epoll_wait", 0, n < 0 ? errno : EIO);
+		return READER_ERROR;
+	}
+	for (i = 0; i < n; i++)
+		if (ev[i].data.u32 == EPOLL_KEY_EXIT)
+			return READER_EXIT;
+	if (ev[0].events & (EPOLLERR | EPOLLHUP)) {
+		reader_fail(r, "epoll: uffd error/hangup", 0, EIO);
+		return READER_ERROR;
+	}
+	return READER_FAULT;
+}
+
+static enum reader_event reader_wait_poll(struct uffd_reader *r)
+{
+	struct pollfd fds[2] = {
+		{ .fd = r->uffd->uffd, .events = POLLIN },
+		{ .fd = r->uffd->pipe_fds[0], .events = POLLIN },
+	};
+	int n;
+
+	do {
+		n = poll(fds, ARRAY_SIZE(fds), -1);
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		reader_fail(r, "poll", 0, n < 0 ? errno : EIO);
+		return READER_ERROR;
+	}
+	if (fds[1].revents)
+		return READER_EXIT;
+	if (fds[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+		reader_fail(r, "poll: uffd error/hangup", 0, EIO);
+		return READER_ERROR;
+	}
+	return READER_FAULT;
+}
+
+static void *uffd_reader_thread(void *arg)
+{
+	struct uffd_reader *r = arg;
+	enum reader_event ev;
+	struct timespec woken;
+
+	for (;;) {
+		if (r->uffd->wake == UFFD_WAKE_EPOLL)
+			ev = reader_wait_epoll(r);
+		else
+			ev = reader_wait_poll(r);
+		if (ev != READER_FAULT)
+			break;
+		woken = timespec_now();
+		if (!reader_serve_one(r, woken))
+			break;
+	}
+	return NULL;
+}
+
+static void reader_epoll_setup(struct uffd_reader *r)
+{
+	struct uffd_desc *u = r->uffd;
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLEXCLUSIVE, .data.u32 = EPOLL_KEY_UFFD,
+	};
+
+	r->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	TEST_ASSERT(r->epoll_fd >= 0, "epoll_create1 for uffd reader %d", r->id);
+	TEST_ASSERT(!epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, u->uffd, &ev),
+		    "epoll_ctl(ADD uffd, EPOLLEXCLUSIVE) for reader %d", r->id);
+	ev.events = EPOLLIN;
+	ev.data.u32 = EPOLL_KEY_EXIT;
+	TEST_ASSERT(!epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, u->pipe_fds[0], &ev),
+		    "epoll_ctl(ADD exit pipe) for reader %d", r->id);
+}
+
+static void uffd_register(struct uffd_desc *u, uint32_t backing_features, bool user_only)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = backing_features };
+	struct uffdio_register reg = {
+		.range = { .start = (uintptr_t)u->base, .len = u->len },
+		.mode = u->mode == UFFD_MODE_MINOR ? UFFDIO_REGISTER_MODE_MINOR :
+						       UFFDIO_REGISTER_MODE_MISSING,
+	};
+	uint64_t need = u->mode == UFFD_MODE_MINOR ? 1ULL << _UFFDIO_CONTINUE :
+						       1ULL << _UFFDIO_COPY;
+
+	u->uffd = uffd_open(user_only);
+	TEST_ASSERT(u->uffd >= 0, "userfaultfd() failed (availability was checked)");
+	TEST_ASSERT(!ioctl(u->uffd, UFFDIO_API, &api), "UFFDIO_API(features 0x%lx)",
+		    (unsigned long)backing_features);
+	TEST_ASSERT(!ioctl(u->uffd, UFFDIO_REGISTER, &reg),
+		    "UFFDIO_REGISTER(%s) of [%p, +0x%lx)", uffd_mode_name(u->mode),
+		    u->base, (unsigned long)u->len);
+	TEST_ASSERT((reg.ioctls & need) == need,
+		    "UFFDIO_REGISTER(%s): ioctls 0x%llx lack 0x%llx",
+		    uffd_mode_name(u->mode), (unsigned long long)reg.ioctls,
+		    (unsigned long long)need);
+}
+
+struct uffd_desc *uffd_setup_demand_paging(enum uffd_mode mode, enum uffd_wake wake,
+					   unsigned int delay_us, void *hva,
+					   uint64_t len, uint32_t backing,
+					   int nr_readers, bool user_only)
+{
+	struct uffd_desc *u = calloc(1, sizeof(*u));
+	uint64_t page_size = get_backing_src_pagesz(backing);
+	int i;
+
+	TEST_ASSERT(u && nr_readers > 0, "uffd setup: out of memory or no readers");
+	*u = (struct uffd_desc) {
+		.mode = mode, .wake = wake, .page_size = page_size, .base = hva,
+		.len = len, .delay_us = delay_us, .nr_readers = nr_readers,
+	};
+	uffd_register(u, uffd_features(mode, backing), user_only);
+	if (mode == UFFD_MODE_MISSING) {
+		u->copy_src = aligned_alloc(getpagesize(), page_size);
+		TEST_ASSERT(u->copy_src, "Out of memory for a 0x%lx source page",
+			    (unsigned long)page_size);
+		memset(u->copy_src, 0, page_size);
+	}
+	TEST_ASSERT(!pipe2(u->pipe_fds, O_CLOEXEC), "pipe2 for the uffd exit pipe");
+	u->readers = calloc(nr_readers, sizeof(*u->readers));
+	TEST_ASSERT(u->readers, "Out of memory for %d uffd readers", nr_readers);
+	for (i = 0; i < nr_readers; i++) {
+		u->readers[i].uffd = u;
+		u->readers[i].id = i;
+		u->readers[i].epoll_fd = -1;
+		if (wake == UFFD_WAKE_EPOLL)
+			reader_epoll_setup(&u->readers[i]);
+	}
+	for (i = 0; i < nr_readers; i++)
+		TEST_ASSERT(!pthread_create(&u->readers[i].thread, NULL,
+					    uffd_reader_thread, &u->readers[i]),
+			    "pthread_create(uffd reader %d)", i);
+	return u;
+}
+
+void uffd_stop_readers(struct uffd_desc *u)
+{
+	char c = 'x';
+	int i;
+
+	if (u->uffd < 0)
+		return;
+	TEST_ASSERT(write(u->pipe_fds[1], &c, 1) == 1, "write(uffd exit pipe)");
+	for (i = 0; i < u->nr_readers; i++) {
+		TEST_ASSERT(!pthread_join(u->readers[i].thread, NULL),
+			    "pthread_join(uffd reader %d)", i);
+		if (u->readers[i].epoll_fd >= 0)
+			close(u->readers[i].epoll_fd);
+	}
+	close(u->pipe_fds[0]);
+	close(u->pipe_fds[1]);
+	close(u->uffd);
+	u->uffd = -1;
+}
+
+void uffd_check(const struct uffd_desc *u)
+{
+	const struct uffd_reader *r;
+	int i;
+
+	for (i = 0; i < u->nr_readers; i++) {
+		r = &u->readers[i];
+		errno = r->err;
+		TEST_ASSERT(!r->failed,
+			    "uffd reader %d of [%p, +0x%lx) (%s): %s failed at 0x%lx: %s",
+			    r->id, u->base, (unsigned long)u->len,
+			    uffd_mode_name(u->mode), r->fail_what,
+			    (unsigned long)r->fail_addr, strerror(r->err));
+	}
+}
+
+void uffd_stop_demand_paging(struct uffd_desc *u)
+{
+	uffd_stop_readers(u);
+	uffd_check(u);
+}
+
+void uffd_desc_stats(const struct uffd_desc *u, struct uffd_reader_stats *sum)
+{
+	const struct uffd_reader_stats *s;
+	int i;
+
+	for (i = 0; i < u->nr_readers; i++) {
+		s = &u->readers[i].stats;
+		sum->served += s->served;
+		sum->raced += s->raced;
+		sum->empty_wakes += s->empty_wakes;
+		latency_hist_merge(&sum->latency, &s->latency);
+	}
+}
+
+void uffd_desc_free(struct uffd_desc *u)
+{
+	if (!u)
+		return;
+	free(u->copy_src);
+	free(u->readers);
+	free(u);
+}
