@@ -43,6 +43,9 @@
 #define SYS_TPIDR_EL1		ARM64_SYS_REG(3, 0, 13, 0, 4)
 #define SYS_CNTKCTL_EL1		ARM64_SYS_REG(3, 0, 14, 1, 0)
 
+/* MPIDR_EL1: the affinity fields, what PSCI calls take as a target. */
+#define MPIDR_HWID_MASK		0xff00ffffffUL
+
 /* SCTLR_EL1 */
 #define SCTLR_M			(1UL << 0)
 #define SCTLR_C			(1UL << 2)
