@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# demand_paging_test over a table of cases: userfaultfd modes, every
+# backing source, 1..4 vCPUs, 1..8 readers, -o, -a, both wake modes, the
+# host-only mode, and bad input (exit 1 with the reason on stderr).
+# A case the host cannot run (no hugepages, no MINOR support...) is a
+# skip.  Prints TAP; exits 1 if any case failed, 4 if all were skipped.
+#
+# usage: demand_paging_cases.sh [PATH_TO_demand_paging_test]
+
+TEST=${1:-$(dirname "$0")/demand_paging_test}
+B=4M
+N=0
+FAILED=0
+PASSED=0
+OUT=$(mktemp)
+ERR=$(mktemp)
+trap 'rm -f "$OUT" "$ERR"' EXIT
+
+# run EXPECT ARGS...: EXPECT is "ok" (exit 0, or 4 = skip) or the text a
+# bad input must print on stderr with exit 1.
+run() {
+	expect=$1
+	shift
+	N=$((N + 1))
+	"$TEST" "$@" >"$OUT" 2>"$ERR" </dev/null
+	rc=$?
+	if [ "$expect" = ok ] && [ $rc -eq 4 ]; then
+		echo "ok $N $* # SKIP $(grep -m1 SKIP "$OUT" | sed 's/.*# SKIP //')"
+		return
+	fi
+	if [ "$expect" = ok ] && [ $rc -eq 0 ]; then
+		PASSED=$((PASSED + 1))
+		echo "ok $N $* # $(grep -m1 'Overall demand paging rate' "$OUT")"
+		return
+	fi
+	# The reason is the first line (-s lists the valid names after it).
+	if [ "$expect" != ok ] && [ $rc -eq 1 ] &&
+	   head -n1 "$ERR" | grep -q -- "$expect"; then
+		PASSED=$((PASSED + 1))
+		echo "ok $N $* # exit 1: $(head -n1 "$ERR")"
+		return
+	fi
+	FAILED=$((FAILED + 1))
+	echo "not ok $N $* # exit $rc, expected $expect"
+	sed 's/^/#   /' "$OUT" "$ERR"
+}
+
+cases() {
+	run ok
+	run ok -b $B -v 2
+	for v in 1 2 3 4; do
+		run ok -u MISSING -b $B -v $v
+	done
+	for r in 1 2 4 8; do
+		run ok -u MISSING -b $B -v 2 -r $r
+		run ok -u MISSING -b $B -v 2 -r $r -w poll
+	done
+	run ok -u MISSING -b $B -v 2 -r 2 -a
+	run ok -u MISSING -b $B -v 2 -r 2 -o
+	run ok -u MISSING -b $B -v 4 -r 4 -o -w poll
+	run ok -u MISSING -b $B -v 2 -d 10
+	run ok -u MISSING -b $B -v 2 -B
+	run ok -u MISSING -b $B -v 2 -c 0,0,0
+	for s in anonymous anonymous_thp anonymous_hugetlb shmem shared_hugetlb; do
+		run ok -u MISSING -b $B -v 2 -r 2 -s $s
+	done
+	for s in shmem shared_hugetlb; do
+		run ok -u MINOR -b $B -v 2 -r 2 -s $s
+		run ok -u MINOR -b $B -v 2 -r 2 -s $s -a
+		run ok -u MINOR -b $B -v 2 -r 2 -s $s -o
+	done
+	run ok -H -b $B -v 2
+	run ok -H -u MISSING -b $B -v 4 -r 8
+	run ok -H -u MISSING -b $B -v 2 -r 4 -w poll -o
+	run ok -H -u MINOR -b $B -v 2 -r 2 -s shmem -a
+
+	run "Invalid guest mode" -m 99
+	run "Unknown uffd mode" -u FOO
+	run "MINOR faults need shared memory" -u MINOR
+	run "MINOR faults need shared memory" -H -u MINOR -s anonymous_hugetlb
+	run "Invalid reader count" -u MISSING -r 0
+	run "Invalid vCPU count" -v 0
+	run "Invalid vCPU count" -v 100000
+	run "must not be zero" -b 0
+	run "not a multiple" -b 4097
+	run "not a multiple" -s anonymous_hugetlb -b 1M
+	run "Unknown backing source" -s nosuch
+	run "has 1 CPUs" -v 2 -c 0
+	run "not in this process's affinity mask" -v 2 -c 0,1000
+	run "Invalid CPU list" -v 2 -c 0,x
+	run "Unknown wake mode" -w foo
+	run "Unexpected argument" extra
+}
+
+echo "TAP version 13"
+cases
+echo "1..$N"
+echo "# $PASSED passed, $FAILED failed, $((N - PASSED - FAILED)) skipped"
+[ $FAILED -eq 0 ] || exit 1
+[ $PASSED -gt 0 ] || exit 4
+exit 0
