@@ -120,7 +120,7 @@ int main(int argc, char *argv[])
 			      ARRAY_SIZE(cases));
 
 	status = run_child(out, sizeof(out));
-	snprintf(needle, sizeof(needle), "guest_print_test.c:%u", line);
+	snprintf(needle, sizeof(needle), "%s:%u", __FILE__, line);
 	TEST_ASSERT(status == KSFT_FAIL && strstr(out, needle) &&
 		    strstr(out, "0x1234abcd") && strstr(out, "0x5678ef01"),
 		    "Child exit %d, expected %d with \"%s\" and both values in:\n%s",
