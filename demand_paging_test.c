@@ -137,11 +137,13 @@ static int setup_uffds(const struct dp_params *p, struct uffd_desc **uffds)
 	for (i = 0; i < n; i++) {
 		va = &perf_test_args.vcpu_args[i];
 		len = p->one_uffd ? perf_test_args.size : va->pages * perf_test_args.page_size;
-		uffds[i] = uffd_setup_demand_paging(p->uffd_mode, p->wake, p->delay_us,
-						    perf_test_hva(p->one_uffd ? 0 : va->offset),
-						    len, p->o.backing, p->nr_readers,
-						    p->host_only);
+		uffds[i] = uffd_create(p->uffd_mode, p->wake, p->delay_us,
+				       perf_test_hva(p->one_uffd ? 0 : va->offset), len,
+				       p->o.backing, p->nr_readers, p->host_only);
 	}
+	/* Every uffd is set up (or the test failed) before any thread starts. */
+	for (i = 0; i < n; i++)
+		uffd_start_readers(uffds[i]);
 	return n;
 }
 
@@ -285,8 +287,8 @@ static void print_result(const struct dp_params *p, struct dp_result *r)
 	printf(" vcpu_rate_min=%.1f vcpu_rate_max=%.1f lat_p50_ns=%lu lat_p99_ns=%lu lat_max_ns=%lu",
 	       lo, hi, (unsigned long)latency_hist_percentile(h, 50),
 	       (unsigned long)latency_hist_percentile(h, 99), (unsigned long)h->max);
-	printf(" exits=%lu pf_taken=%lu checked=%lu\n", (unsigned long)r->exits,
-	       (unsigned long)r->pf_taken, (unsigned long)r->checked);
+	printf(" exits=%lu pf_taken=%lu checked=%lu numa_node=%d\n", (unsigned long)r->exits,
+	       (unsigned long)r->pf_taken, (unsigned long)r->checked, p->o.numa_node);
 }
 
 static void check_result(const struct dp_params *p, struct dp_result *r)

@@ -12,7 +12,8 @@
 
 #define LATENCY_HIST_SUB_BITS	4
 #define LATENCY_HIST_SUB	(1U << LATENCY_HIST_SUB_BITS)
-#define LATENCY_HIST_BUCKETS	(64 * LATENCY_HIST_SUB)
+/* Values below 16, then one group per bit position 4..63. */
+#define LATENCY_HIST_BUCKETS	((64 - LATENCY_HIST_SUB_BITS + 1) * LATENCY_HIST_SUB)
 
 struct latency_hist {
 	uint64_t count;

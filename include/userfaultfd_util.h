@@ -100,6 +100,14 @@ struct uffd_desc *uffd_setup_demand_paging(enum uffd_mode mode, enum uffd_wake w
 					   uint64_t len, uint32_t backing,
 					   int nr_readers, bool user_only);
 /*
+ * The two halves of uffd_setup_demand_paging(): set up every uffd before
+ * starting any reader, and a failed setup leaves no thread behind.
+ */
+struct uffd_desc *uffd_create(enum uffd_mode mode, enum uffd_wake wake,
+			      unsigned int delay_us, void *hva, uint64_t len,
+			      uint32_t backing, int nr_readers, bool user_only);
+void uffd_start_readers(struct uffd_desc *uffd);
+/*
  * Stop and join every reader and close the uffd: faults still waiting
  * then resolve as if the range was never registered, so threads blocked
  * in them can be joined too.  Then uffd_check() fails the test if a

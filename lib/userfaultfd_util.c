@@ -297,10 +297,9 @@ static void uffd_register(struct uffd_desc *u, uint32_t backing_features, bool u
 		    (unsigned long long)need);
 }
 
-struct uffd_desc *uffd_setup_demand_paging(enum uffd_mode mode, enum uffd_wake wake,
-					   unsigned int delay_us, void *hva,
-					   uint64_t len, uint32_t backing,
-					   int nr_readers, bool user_only)
+struct uffd_desc *uffd_create(enum uffd_mode mode, enum uffd_wake wake,
+			       unsigned int delay_us, void *hva, uint64_t len,
+			       uint32_t backing, int nr_readers, bool user_only)
 {
 	struct uffd_desc *u = calloc(1, sizeof(*u));
 	uint64_t page_size = get_backing_src_pagesz(backing);
@@ -328,10 +327,28 @@ struct uffd_desc *uffd_setup_demand_paging(enum uffd_mode mode, enum uffd_wake w
 		if (wake == UFFD_WAKE_EPOLL)
 			reader_epoll_setup(&u->readers[i]);
 	}
-	for (i = 0; i < nr_readers; i++)
+	return u;
+}
+
+void uffd_start_readers(struct uffd_desc *u)
+{
+	int i;
+
+	for (i = 0; i < u->nr_readers; i++)
 		TEST_ASSERT(!pthread_create(&u->readers[i].thread, NULL,
 					    uffd_reader_thread, &u->readers[i]),
 			    "pthread_create(uffd reader %d)", i);
+}
+
+struct uffd_desc *uffd_setup_demand_paging(enum uffd_mode mode, enum uffd_wake wake,
+					   unsigned int delay_us, void *hva,
+					   uint64_t len, uint32_t backing,
+					   int nr_readers, bool user_only)
+{
+	struct uffd_desc *u = uffd_create(mode, wake, delay_us, hva, len, backing,
+					  nr_readers, user_only);
+
+	uffd_start_readers(u);
 	return u;
 }
 
