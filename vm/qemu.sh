@@ -69,12 +69,15 @@ filter_console() {
 		case "$line" in
 		*VMRUN-START*)
 			started=1
-			((VERBOSE)) && info "guest init started after $(elapsed "$t0") s"
+			((TIMING)) && info "guest init started after $(elapsed "$t0") s"
 			;;
 		*"VMRUN-EXIT: "*)
 			status=${line##*VMRUN-EXIT: }
 			status=${status%%[!0-9]*}
-			((VERBOSE)) && info "guest finished after $(elapsed "$t0") s"
+			((TIMING)) && info "guest finished after $(elapsed "$t0") s"
+			;;
+		*"VMRUN-TIME: "*)
+			((TIMING)) && info "${line#*VMRUN-TIME: } (wall $(elapsed "$t0") s)"
 			;;
 		*"VMRUN-WARN: "*) info "warning: ${line#*VMRUN-WARN: }" ;;
 		*"VMRUN-NOKVM: "*)
