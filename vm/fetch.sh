@@ -137,6 +137,25 @@ static_busybox() {
 	echo "$dir/bin/busybox"
 }
 
+# Hex of $3 bytes at offset $2 of file $1.
+file_hex() {
+	od -An -tx1 -j "$2" -N "$3" "$1" 2>/dev/null | tr -d ' \n'
+}
+
+# True if $2 looks like a kernel QEMU can boot for guest arch $1:
+# ELF (vmlinux), x86 bzImage ("HdrS" at 0x202), arm64 Image ("ARMd" at
+# 0x38), gzip, or an EFI zboot image ("MZ" ... "zimg").
+is_kernel_image() {
+	local arch=$1 f=$2
+	[[ $(file_hex "$f" 0 4) == 7f454c46 ]] && return 0
+	if [[ $arch == x86_64 ]]; then
+		[[ $(file_hex "$f" 514 4) == 48647253 ]]
+	else
+		[[ $(file_hex "$f" 56 4) == 41524d64 || $(file_hex "$f" 0 2) == 1f8b ||
+			$(file_hex "$f" 0 8) == 4d5a00007a696d67 ]]
+	fi
+}
+
 # Module names are normalised with '_' (as in "depends=").
 # Print the uncompressed contents of module file $1 on stdout.
 mod_cat() {

@@ -60,10 +60,34 @@ elapsed() {
 
 # Read the console on stdin: show the guest's output, hide boot chatter,
 # turn marker lines into messages and record the outcome in $WORK/outcome.
+# $1: pid of the QEMU (timeout) process, stopped if the boot hangs.
 filter_console() {
-	local line started=0 status='' nokvm=0 t0=${EPOCHREALTIME/,/.}
+	local qpid=$1 line started=0 status='' nokvm=0 t0=${EPOCHREALTIME/,/.} left r
 	local -a ring=()
-	while IFS= read -r line || [[ -n $line ]]; do
+	SECONDS=0
+	while :; do
+		line=''
+		if ((started)); then
+			IFS= read -r line || [[ -n $line ]] || break
+		else
+			# A guest that never reaches init (bad kernel, hang) is stopped
+			# after BOOT_TIMEOUT seconds.
+			left=$((BOOT_TIMEOUT - SECONDS))
+			r=0
+			if ((left <= 0)); then
+				r=142
+			else
+				IFS= read -r -t "$left" line || r=$?
+			fi
+			if ((r > 128)); then
+				echo boothang >"$WORK/outcome"
+				kill -TERM "$qpid" 2>/dev/null
+				[[ -z $line ]] || ring+=("$line")
+				((${#ring[@]} == 0)) || printf 'vm/run: console: %s\n' "${ring[@]}" >&2
+				return 0
+			fi
+			((r == 0)) || [[ -n $line ]] || break
+		fi
 		line=${line//$'\r'/}
 		[[ -n $status ]] && continue # poweroff chatter
 		case "$line" in
