@@ -222,6 +222,9 @@ static void print_vcpus(const struct dp_params *p, struct dp_result *r)
 		       (unsigned long)(va->pass_ns / NSEC_PER_SEC),
 		       (unsigned long)(va->pass_ns % NSEC_PER_SEC), (unsigned long)va->pages,
 		       rate(va->pages, va->pass_ns), (unsigned long)exits, (unsigned long)pf);
+		printf("RESULT_VCPU vcpu=%d time_ns=%lu pages=%lu rate=%.1f exits=%lu pf_taken=%lu\n",
+		       i, (unsigned long)va->pass_ns, (unsigned long)va->pages,
+		       rate(va->pages, va->pass_ns), (unsigned long)exits, (unsigned long)pf);
 	}
 }
 

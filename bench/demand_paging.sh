@@ -36,15 +36,32 @@ while (($#)); do
 done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "bad --runs" >&2; exit 2; }
 
-# The loop run inside the VM: one RESULT line per run.
+# The loop run inside the VM: one RESULT line per run.  A run that takes
+# more than RUN_TIMEOUT seconds is killed after its threads' kernel
+# stacks are dumped, and counted as failed.
+RUN_TIMEOUT=180
 guest_loop() {
 	cat <<LOOP
+run() {
+  ./demand_paging_test "\$@" >/tmp/out 2>&1 &
+  pid=\$!; n=0
+  while [ \$n -lt $RUN_TIMEOUT ] && kill -0 \$pid 2>/dev/null; do sleep 1; n=\$((n + 1)); done
+  if kill -0 \$pid 2>/dev/null; then
+    echo "HANG \$*"
+    for t in /proc/\$pid/task/*; do
+      echo "HANG task \$t \$(cat \$t/comm) \$(grep State \$t/status) wchan=\$(cat \$t/wchan)"
+      sed 's/^/HANG   /' \$t/stack 2>/dev/null | head -8
+    done
+    kill -9 \$pid
+  fi
+  wait \$pid
+  grep '^RESULT' /tmp/out || echo "RESULT failed \$*"
+}
 for rep in \$(seq $RUNS); do
   for r in $READERS; do
     for w in epoll poll; do
       for h in "" -H; do
-        ./demand_paging_test -u MISSING -v $VCPUS -b $SIZE -r \$r -w \$w \$h |
-          grep '^RESULT' || echo "RESULT failed readers=\$r wake=\$w host=\$h"
+        run -u MISSING -v $VCPUS -b $SIZE -r \$r -w \$w \$h
       done
     done
   done
@@ -60,8 +77,8 @@ make -s -C "$REPO" ARCH=x86_64 STATIC=1 O="$REPO/build/x86_64" -j2 kselftest_ins
 "$REPO/vm/run" --arch x86_64 --smp 4 --dir "$REPO/build/x86_64/kselftest_install" \
 	--timeout "$TIMEOUT" -- sh -c "$(guest_loop)" | tr -d '\r' >"$raw"
 if grep -q '^RESULT failed' "$raw"; then
-	grep '^RESULT failed' "$raw" >&2
-	exit 1
+	echo "failed runs (left out of the table):" >&2
+	grep '^RESULT failed\|^HANG' "$raw" >&2
 fi
 
 # field NAME: the value of NAME=... on each line of stdin.
