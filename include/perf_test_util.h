@@ -23,7 +23,7 @@
 
 #define PERF_TEST_GVA		0xc0000000ULL
 #define PERF_TEST_MEM_SLOT	1
-#define PERF_TEST_MAX_SLOTS	32
+#define PERF_TEST_MAX_SLOTS	32767	/* KVM's slot ids are 16 bits; the host may allow fewer */
 
 /* What written pages hold: derived from the page's offset. */
 #define PERF_TEST_PATTERN(off)	(0x7e57000000000000ULL ^ (uint64_t)(off))
@@ -71,6 +71,7 @@ struct perf_test_options {
 	bool barrier;			/* cleared by -B */
 	int numa_node;			/* -n, -1: none */
 	int nr_slots;			/* -x (tests that offer it) */
+	uint32_t dirty_ring_bytes;	/* set by the test: a dirty ring (bytes) per vCPU */
 	/* Filled in by perf_test_options_check(). */
 	bool pin;
 	int vcpu_cpus[KVM_MAX_VCPUS];

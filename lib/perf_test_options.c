@@ -174,6 +174,11 @@ static void check_host(const struct perf_test_options *o, bool host_only)
 	max = kvm_check_cap(KVM_CAP_MAX_VCPUS);
 	if (max > 0 && o->nr_vcpus > max)
 		test_skip("%d vCPUs requested, KVM allows %d per VM", o->nr_vcpus, max);
+	/* Slot 0 holds the test binary: test memory gets the rest. */
+	max = kvm_check_cap(KVM_CAP_NR_MEMSLOTS);
+	if (max > 0 && o->nr_slots > max - 1)
+		test_usage_error("%d memslots requested (-x), KVM allows %d per VM: at most %d for test memory",
+				 o->nr_slots, max, max - 1);
 }
 
 void perf_test_options_check(struct perf_test_options *o, bool host_only)

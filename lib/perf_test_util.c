@@ -3,6 +3,7 @@
  * perf_test_util: test memory in a VM (or host-only), the guest code that
  * walks it, and checking what it holds afterwards.
  */
+#include "dirty_ring.h"
 #include "perf_test_util.h"
 #include "numa_util.h"
 
@@ -172,6 +173,9 @@ struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
 	vm_vaddr_reserve(vm, pta->gva, pta->size);
 	virt_map(vm, pta->gva, pta->gpa, pages);
 
+	/* A dirty ring can only be enabled while the VM has no vCPU. */
+	if (o->dirty_ring_bytes)
+		vm_enable_dirty_ring(vm, o->dirty_ring_bytes);
 	for (i = 0; i < o->nr_vcpus; i++) {
 		pta->vcpu_args[i].vcpu = vm_vcpu_add(vm, i, perf_test_guest_code);
 		vcpu_args_set(pta->vcpu_args[i].vcpu, 1, (uint64_t)i);

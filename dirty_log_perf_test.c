@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dirty_log_perf_test: what dirty logging costs, as live migration uses
+ * it: enabling it, each pass of vCPUs dirtying memory under it, reading
+ * the log and re-arming it, and disabling it, as memory, vCPUs and
+ * memslots grow.
+ *
+ * The vCPUs first write all their memory (populate), then dirty logging
+ * is enabled and the vCPUs dirty their memory once per iteration; after
+ * each pass the log is read (KVM_GET_DIRTY_LOG, or harvested from per-vCPU
+ * dirty rings with -R) and re-armed (KVM_CLEAR_DIRTY_LOG with manual
+ * protect, the default where the host has it, or KVM_RESET_DIRTY_RINGS).
+ *
+ * Not only timed: after each pass the log must report exactly the pages
+ * the guest wrote in it (all of them with KVM_DIRTY_LOG_INITIALLY_SET's
+ * first read), which the host knows from the seed (perf_test_util), and
+ * afterwards every written page must hold its pattern.
+ */
+#include <getopt.h>
+
+#include "perf_test_dirty.h"
+#include "perf_test_util.h"
+
+#define DEFAULT_VCPU_MEMORY	(16 * MB)
+#define DEFAULT_ITERATIONS	2
+#define MAX_ITERATIONS		100000
+
+struct dl_params {
+	struct perf_test_options o;
+	int iterations;
+	bool manual;		/* cleared by -g */
+	uint32_t write_percent;
+	bool random_access;
+	uint32_t seed;
+	bool run_while_disabling;	/* -e */
+	uint32_t ring_entries;	/* -R, 0: bitmaps */
+};
+
+struct dl_times {
+	uint64_t populate;
+	uint64_t enable;
+	uint64_t dirty;		/* sums over the iterations */
+	uint64_t get;
+	uint64_t clear;
+	uint64_t disable;
+	uint64_t reported;	/* pages the log reported, all iterations */
+	uint64_t checked;	/* written pages whose contents were checked */
+};
+
+/* Shared with the vCPU threads. */
+static struct perf_test_dirty dirty;
+static bool keep_running;
+
+static void help(const char *name, const struct dl_params *d)
+{
+	printf("usage: %s [-h] [-i iterations] [-g] [-m mode] [-b size] [-v vcpus] [-o]\n"
+	       "          [-s type] [-x memslots] [-w percent] [-a] [-r seed] [-c cpus]\n"
+	       "          [-e] [-B] [-n node] [-R ring_entries]\n", name);
+	perf_test_options_help(stdout, &d->o);
+	printf(" -i: dirty passes, each followed by reading the log (default: %d, at least 2)\n"
+	       " -g: no manual protect: KVM_GET_DIRTY_LOG clears and write-protects, no\n"
+	       "     KVM_CLEAR_DIRTY_LOG (default: KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2 with\n"
+	       "     KVM_DIRTY_LOG_INITIALLY_SET where the host has them)\n"
+	       " -x: split test memory into this many memslots (default: 1)\n"
+	       " -w: percentage of pages the vCPUs write, the others they read (default: 100)\n"
+	       " -a: access pages in a random order (default: in order)\n"
+	       " -r: seed for -a and for which pages -w writes (default: %u)\n"
+	       " -e: vCPUs keep running while dirty logging is disabled\n"
+	       " -R: read the log from per-vCPU dirty rings of this many entries (a power\n"
+	       "     of two; KVM_CAP_DIRTY_LOG_RING) instead of the dirty bitmap\n",
+	       d->iterations, d->seed);
+}
+
+static void parse_opt(struct dl_params *p, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'i':
+		p->iterations = parse_long("iteration count (-i)", arg, 2, MAX_ITERATIONS);
+		break;
+	case 'g':
+		p->manual = false;
+		break;
+	case 'w':
+		p->write_percent = parse_long("write percentage (-w)", arg, 0, 100);
+		break;
+	case 'a':
+		p->random_access = true;
+		break;
+	case 'r':
+		p->seed = parse_long("seed (-r)", arg, 0, UINT32_MAX);
+		break;
+	case 'e':
+		p->run_while_disabling = true;
+		break;
+	case 'R':
+		p->ring_entries = parse_long("ring entry count (-R)", arg, 1, 1L << 30);
+		break;
+	}
+}
+
+static void parse_args(int argc, char *argv[], struct dl_params *p)
+{
+	struct dl_params defaults = *p;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "h" PERF_TEST_OPTSTRING "x:i:gw:ar:eR:")) != -1) {
+		if (perf_test_parse_opt(&p->o, opt, optarg))
+			continue;
+		if (opt == 'h') {
+			help(argv[0], &defaults);
+			exit(KSFT_PASS);
+		}
+		if (opt == '?') {
+			help(argv[0], &defaults);
+			exit(KSFT_FAIL);
+		}
+		parse_opt(p, opt, optarg);
+	}
+	if (optind < argc)
+		test_usage_error("Unexpected argument '%s'", argv[optind]);
+}
+
+/* Test memory must fit in this host's RAM: every page gets touched. */
+static void check_size(const struct dl_params *p)
+{
+	uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+	uint64_t per_vcpu = p->o.vcpu_memory_bytes;
+
+	if (p->o.partition && per_vcpu > UINT64_MAX / p->o.nr_vcpus)
+		test_usage_error("Test memory of %d vCPUs x 0x%lx bytes (-v, -b) overflows",
+				 p->o.nr_vcpus, (unsigned long)per_vcpu);
+	if (perf_test_mem_size(&p->o) > ram)
+		test_usage_error("Test memory 0x%lx bytes (-b, -v) exceeds this host's RAM, 0x%lx bytes",
+				 (unsigned long)perf_test_mem_size(&p->o), (unsigned long)ram);
+}
+
+/* The ring: usage errors first, then what the host lacks. */
+static void check_ring(struct dl_params *p)
+{
+	uint64_t bytes = (uint64_t)p->ring_entries * sizeof(struct kvm_dirty_gfn);
+	struct kvm_vm *vm;
+	uint32_t max;
+
+	if (p->ring_entries & (p->ring_entries - 1))
+		test_usage_error("Dirty ring entry count %u (-R) is not a power of two",
+				 p->ring_entries);
+	if (!p->manual)
+		test_usage_error("-g (no manual protect) is about the dirty bitmap; the ring (-R) has no bitmap");
+	if (!kvm_dirty_ring_cap(&max))
+		test_skip("Dirty ring (-R): KVM on this host lacks KVM_CAP_DIRTY_LOG_RING");
+	if (bytes > max)
+		test_usage_error("Dirty ring of %u entries (-R) exceeds KVM's maximum of %lu",
+				 p->ring_entries, (unsigned long)(max / sizeof(struct kvm_dirty_gfn)));
+	vm = vm_create_barebones();
+	if (__vm_enable_dirty_ring(vm, bytes))
+		test_usage_error("KVM refuses a dirty ring of %u entries (-R): %s (it keeps some entries in reserve: try more)",
+				 p->ring_entries, strerror(errno));
+	kvm_vm_free(vm);
+	p->manual = false;
+	p->o.dirty_ring_bytes = bytes;
+}
+
+/* Everything decided before any work: usage errors, then skips. */
+static void check_params(struct dl_params *p)
+{
+	check_size(p);
+	if (p->ring_entries)
+		check_ring(p);
+	perf_test_options_check(&p->o, false);
+	if (p->manual && !kvm_has_cap(KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2)) {
+		ksft_print_msg("Manual protect: not available (no KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2)\n");
+		p->manual = false;
+	}
+}
+
+static bool sync_exit(struct kvm_vcpu *vcpu, uint64_t pass, char *err, size_t len)
+{
+	struct ucall uc;
+
+	switch (__get_ucall(vcpu, &uc)) {
+	case UCALL_SYNC:
+		if (uc.args[1] == pass)
+			return true;
+		snprintf(err, len, "GUEST_SYNC(%lu) in pass %lu",
+			 (unsigned long)uc.args[1], (unsigned long)pass);
+		return false;
+	case UCALL_ABORT:
+		snprintf(err, len, "guest assertion at %s:%lu: %s: %s",
+			 (const char *)uc.args[GUEST_ERROR_FILE],
+			 (unsigned long)uc.args[GUEST_ERROR_LINE],
+			 (const char *)uc.args[GUEST_ERROR_EXPR], uc.buffer);
+		return false;
+	case UCALL_NONE:
+		snprintf(err, len, "unexpected exit %u (%s)", vcpu->run->exit_reason,
+			 exit_reason_str(vcpu->run->exit_reason));
+		return false;
+	default:
+		snprintf(err, len, "unexpected ucall %lu", (unsigned long)uc.cmd);
+		return false;
+	}
+}
+
+/* One pass of a vCPU; with keep_running set it walks again until cleared. */
+static bool dl_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *err, size_t len)
+{
+	struct kvm_vcpu *vcpu = va->vcpu;
+	int ret;
+
+	for (;;) {
+		ret = __vcpu_run(vcpu);
+		if (ret && errno == EINTR)
+			continue;
+		if (ret) {
+			snprintf(err, len, "KVM_RUN failed: %s, exit reason %u (%s)",
+				 strerror(errno), vcpu->run->exit_reason,
+				 exit_reason_str(vcpu->run->exit_reason));
+			return false;
+		}
+		if (vcpu->run->exit_reason == KVM_EXIT_DIRTY_RING_FULL) {
+			if (!perf_test_dirty_ring_full(&dirty, va->vcpu_idx, err, len))
+				return false;
+			continue;
+		}
+		if (!sync_exit(vcpu, pass, err, len))
+			return false;
+		if (!READ_ONCE(keep_running))
+			return true;
+	}
+}
+
+static void print_time(const char *what, uint64_t ns)
+{
+	printf("%s: %lu.%09lus\n", what, (unsigned long)(ns / NSEC_PER_SEC),
+	       (unsigned long)(ns % NSEC_PER_SEC));
+}
+
+static void print_iteration(int i, uint64_t dirty_ns, uint64_t get_ns, uint64_t clear_ns,
+			    const struct perf_test_dirty_count *c)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "Iteration %d dirty memory time", i);
+	print_time(what, dirty_ns);
+	snprintf(what, sizeof(what), "Iteration %d get dirty log time", i);
+	print_time(what, get_ns);
+	if (perf_test_dirty_needs_clear(&dirty)) {
+		snprintf(what, sizeof(what), "Iteration %d clear dirty log time", i);
+		print_time(what, clear_ns);
+	}
+	printf("RESULT_ITER test=dirty_log iteration=%d dirty_ns=%lu get_ns=%lu clear_ns=%lu reported=%lu expected=%lu\n",
+	       i, (unsigned long)dirty_ns, (unsigned long)get_ns, (unsigned long)clear_ns,
+	       (unsigned long)c->reported, (unsigned long)c->expected);
+}
+
+/* Start pass @pass and wait for every vCPU to finish it: its time. */
+static bool run_pass(uint64_t pass, uint64_t *ns, char *err, size_t len)
+{
+	struct timespec start = timespec_now();
+
+	perf_test_next_pass();
+	if (!perf_test_wait_pass(pass, NULL, NULL)) {
+		snprintf(err, len, "pass %lu did not complete", (unsigned long)pass);
+		return false;
+	}
+	*ns = timespec_to_ns(timespec_elapsed(start));
+	return true;
+}
+
+static bool timed(bool (*fn)(struct perf_test_dirty *d, char *err, size_t len),
+		  uint64_t *ns, char *err, size_t len)
+{
+	struct timespec start = timespec_now();
+	bool ok = fn(&dirty, err, len);
+
+	*ns = timespec_to_ns(timespec_elapsed(start));
+	return ok;
+}
+
+/* Iteration @i: pass @i + 1 (pass 1 populated), read, re-arm, check. */
+static bool run_iteration(int i, struct dl_times *t, char *err, size_t len)
+{
+	uint64_t dirty_ns, get_ns, clear_ns = 0;
+	struct perf_test_dirty_count c;
+
+	if (!run_pass(i + 1, &dirty_ns, err, len) ||
+	    !timed(perf_test_dirty_get, &get_ns, err, len))
+		return false;
+	if (perf_test_dirty_needs_clear(&dirty) &&
+	    !timed(perf_test_dirty_clear, &clear_ns, err, len))
+		return false;
+	if (!perf_test_dirty_check(&dirty, &c, err, len)) {
+		snprintf(err + strlen(err), len - strlen(err), " (iteration %d)", i);
+		return false;
+	}
+	print_iteration(i, dirty_ns, get_ns, clear_ns, &c);
+	t->dirty += dirty_ns;
+	t->get += get_ns;
+	t->clear += clear_ns;
+	t->reported += c.reported;
+	return true;
+}
+
+static bool enable_logging(struct perf_test_dirty *d, char *err, size_t len)
+{
+	return perf_test_dirty_enable(d, true, err, len);
+}
+
+static bool disable_logging(struct perf_test_dirty *d, char *err, size_t len)
+{
+	return perf_test_dirty_enable(d, false, err, len);
+}
+
+/* With -e the vCPUs walk their memory while logging is disabled. */
+static bool disable_phase(const struct dl_params *p, struct dl_times *t, char *err,
+			  size_t len)
+{
+	uint64_t pass = p->iterations + 2;
+	bool ok;
+
+	if (!p->run_while_disabling)
+		return timed(disable_logging, &t->disable, err, len);
+	WRITE_ONCE(keep_running, true);
+	perf_test_next_pass();
+	ok = timed(disable_logging, &t->disable, err, len);
+	WRITE_ONCE(keep_running, false);
+	if (ok && !perf_test_wait_pass(pass, NULL, NULL)) {
+		snprintf(err, len, "pass %lu did not complete", (unsigned long)pass);
+		return false;
+	}
+	return ok;
+}
+
+/* Everything while the vCPU threads exist: errors return, not assert. */
+static bool run_phases(const struct dl_params *p, struct dl_times *t, struct timespec start,
+		       char *err, size_t len)
+{
+	int i;
+
+	if (!perf_test_wait_pass(1, NULL, NULL)) {
+		snprintf(err, len, "populating memory (pass 1) did not complete");
+		return false;
+	}
+	t->populate = timespec_to_ns(timespec_elapsed(start));
+	print_time("Populate memory time", t->populate);
+	if (!timed(enable_logging, &t->enable, err, len))
+		return false;
+	print_time("Enabling dirty logging time", t->enable);
+	for (i = 1; i <= p->iterations; i++)
+		if (!run_iteration(i, t, err, len))
+			return false;
+	if (!disable_phase(p, t, err, len))
+		return false;
+	print_time("Disabling dirty logging time", t->disable);
+	return true;
+}
+
+static void print_total(const char *what, int n, uint64_t ns)
+{
+	uint64_t avg = ns / n;
+
+	printf("%s over %d iterations took %lu.%09lus. (Avg %lu.%09lus/iteration)\n", what, n,
+	       (unsigned long)(ns / NSEC_PER_SEC), (unsigned long)(ns % NSEC_PER_SEC),
+	       (unsigned long)(avg / NSEC_PER_SEC), (unsigned long)(avg % NSEC_PER_SEC));
+}
+
+static void print_result(const struct dl_params *p, enum vm_guest_mode mode,
+			 const struct dl_times *t)
+{
+	int n = p->iterations;
+
+	print_total("Get dirty log", n, t->get);
+	if (perf_test_dirty_needs_clear(&dirty))
+		print_total("Clear dirty log", n, t->clear);
+	printf("RESULT test=dirty_log log=%s ring_entries=%u manual_protect=%d initially_set=%d",
+	       p->ring_entries ? "ring" : "bitmap", p->ring_entries, !!dirty.manual,
+	       !!(dirty.manual & KVM_DIRTY_LOG_INITIALLY_SET));
+	printf(" mode=%d backing=%s vcpus=%d vcpu_bytes=%lu slots=%d overlap=%d",
+	       mode, vm_mem_backing_src_alias(p->o.backing)->name, p->o.nr_vcpus,
+	       (unsigned long)p->o.vcpu_memory_bytes, p->o.nr_slots, !p->o.partition);
+	printf(" write_percent=%u random=%d seed=%u iterations=%d barrier=%d run_while_disabling=%d",
+	       p->write_percent, p->random_access, p->seed, n, p->o.barrier,
+	       p->run_while_disabling);
+	printf(" populate_ns=%lu enable_ns=%lu dirty_ns_avg=%lu get_ns_total=%lu get_ns_avg=%lu",
+	       (unsigned long)t->populate, (unsigned long)t->enable,
+	       (unsigned long)(t->dirty / n), (unsigned long)t->get,
+	       (unsigned long)(t->get / n));
+	printf(" clear_ns_total=%lu clear_ns_avg=%lu disable_ns=%lu reported=%lu checked=%lu",
+	       (unsigned long)t->clear, (unsigned long)(t->clear / n),
+	       (unsigned long)t->disable, (unsigned long)t->reported, (unsigned long)t->checked);
+	printf(" ring_full_exits=%lu ring_harvested=%lu\n", (unsigned long)dirty.ring_full_exits,
+	       (unsigned long)dirty.harvested);
+}
+
+static void describe(const struct dl_params *p)
+{
+	if (p->ring_entries)
+		ksft_print_msg("Dirty log: per-vCPU rings of %u entries\n", p->ring_entries);
+	else
+		ksft_print_msg("Dirty log: bitmap, manual protect %s\n",
+			       !dirty.manual ? "off" :
+			       dirty.manual & KVM_DIRTY_LOG_INITIALLY_SET ?
+			       "on, initially set" : "on");
+}
+
+static void run_test(enum vm_guest_mode mode, void *arg)
+{
+	const struct dl_params *p = arg;
+	struct dl_times t = { 0 };
+	struct timespec start;
+	struct kvm_vm *vm;
+	char err[300] = "";
+	bool ok;
+
+	vm = perf_test_create_vm(mode, &p->o);
+	perf_test_set_write_percent(p->write_percent);
+	perf_test_set_random_access(p->random_access, p->seed);
+	perf_test_dirty_init(&dirty, vm, p->o.dirty_ring_bytes, p->manual);
+	describe(p);
+
+	start = timespec_now();
+	perf_test_start_threads(&p->o, dl_vcpu_pass);
+	ok = run_phases(p, &t, start, err, sizeof(err));
+	WRITE_ONCE(keep_running, false);
+	perf_test_join_threads();
+	TEST_ASSERT(ok, "%s", err);
+
+	t.checked = perf_test_check_memory();
+	print_result(p, mode, &t);
+	perf_test_dirty_free(&dirty);
+	perf_test_destroy_vm(vm);
+}
+
+int main(int argc, char *argv[])
+{
+	struct dl_params p = {
+		.iterations = DEFAULT_ITERATIONS,
+		.manual = true,
+		.write_percent = 100,
+		.seed = 1,
+	};
+
+	/* Phases print as they end, also into a pipe. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	perf_test_options_init(&p.o, DEFAULT_VCPU_MEMORY, 1);
+	parse_args(argc, argv, &p);
+	check_params(&p);
+	for_each_guest_mode(run_test, &p);
+	return KSFT_PASS;
+}
