@@ -77,6 +77,7 @@ struct uffd_desc {
 	int pipe_fds[2];	/* written once to stop the readers */
 	bool failed;		/* some reader gave up (READ_ONCE) */
 	int nr_readers;
+	int nr_ready;		/* readers that reached their wait loop */
 	struct uffd_reader *readers;
 };
 
@@ -106,6 +107,7 @@ struct uffd_desc *uffd_setup_demand_paging(enum uffd_mode mode, enum uffd_wake w
 struct uffd_desc *uffd_create(enum uffd_mode mode, enum uffd_wake wake,
 			      unsigned int delay_us, void *hva, uint64_t len,
 			      uint32_t backing, int nr_readers, bool user_only);
+/* Start the readers; returns once every one of them is running. */
 void uffd_start_readers(struct uffd_desc *uffd);
 /*
  * Stop and join every reader and close the uffd: faults still waiting

@@ -242,6 +242,7 @@ static void *uffd_reader_thread(void *arg)
 	enum reader_event ev;
 	struct timespec woken;
 
+	__atomic_add_fetch(&r->uffd->nr_ready, 1, __ATOMIC_RELEASE);
 	for (;;) {
 		if (r->uffd->wake == UFFD_WAKE_EPOLL)
 			ev = reader_wait_epoll(r);
@@ -338,6 +339,9 @@ void uffd_start_readers(struct uffd_desc *u)
 		TEST_ASSERT(!pthread_create(&u->readers[i].thread, NULL,
 					    uffd_reader_thread, &u->readers[i]),
 			    "pthread_create(uffd reader %d)", i);
+	/* Thread start-up is set-up: keep it out of what the caller times. */
+	while (__atomic_load_n(&u->nr_ready, __ATOMIC_ACQUIRE) < u->nr_readers)
+		usleep(100);
 }
 
 struct uffd_desc *uffd_setup_demand_paging(enum uffd_mode mode, enum uffd_wake wake,
