@@ -49,7 +49,9 @@ TEST_GEN_PROGS := $(sort $(patsubst %.c,%,$(wildcard *.c) \
 		    $(wildcard $(ARCH_DIR)/*.c) $(wildcard unit/*.c)))
 
 # Scripts lib.mk runs (and installs) as they are: case tables over tests.
-TEST_PROGS := demand_paging_cases.sh
+TEST_PROGS := demand_paging_cases.sh dirty_log_cases.sh
+# What those scripts source.
+TEST_FILES := cases_lib.sh
 
 LIBKVM_C := $(wildcard lib/*.c lib/$(ARCH_DIR)/*.c)
 LIBKVM_S := $(wildcard lib/$(ARCH_DIR)/*.S)
@@ -100,7 +102,7 @@ KSFT_INSTALL_PATH ?= $(OUTPUT)/kselftest_install
 kselftest_install: all
 	rm -rf $(KSFT_INSTALL_PATH)
 	mkdir -p $(KSFT_INSTALL_PATH)/kvm $(KSFT_INSTALL_PATH)/kselftest
-	cp $(TEST_GEN_PROGS) $(TEST_PROGS) settings config $(KSFT_INSTALL_PATH)/kvm/
+	cp $(TEST_GEN_PROGS) $(TEST_PROGS) $(TEST_FILES) settings config $(KSFT_INSTALL_PATH)/kvm/
 	cp $(KSFT_DIR)/run_kselftest.sh $(KSFT_INSTALL_PATH)/
 	cp $(KSFT_DIR)/kselftest/runner.sh $(KSFT_DIR)/kselftest/prefix.pl \
 	   $(KSFT_INSTALL_PATH)/kselftest/

@@ -11,41 +11,9 @@
 
 TEST=${1:-$(dirname "$0")/demand_paging_test}
 B=4M
-N=0
-FAILED=0
-PASSED=0
-OUT=$(mktemp)
-ERR=$(mktemp)
-trap 'rm -f "$OUT" "$ERR"' EXIT
-
-# run EXPECT ARGS...: EXPECT is "ok" (exit 0, or 4 = skip) or the text a
-# bad input must print on stderr with exit 1.
-run() {
-	expect=$1
-	shift
-	N=$((N + 1))
-	"$TEST" "$@" >"$OUT" 2>"$ERR" </dev/null
-	rc=$?
-	if [ "$expect" = ok ] && [ $rc -eq 4 ]; then
-		echo "ok $N $* # SKIP $(grep -m1 SKIP "$OUT" | sed 's/.*# SKIP //')"
-		return
-	fi
-	if [ "$expect" = ok ] && [ $rc -eq 0 ]; then
-		PASSED=$((PASSED + 1))
-		echo "ok $N $* # $(grep -m1 'Overall demand paging rate' "$OUT")"
-		return
-	fi
-	# The reason is the first line (-s lists the valid names after it).
-	if [ "$expect" != ok ] && [ $rc -eq 1 ] &&
-	   head -n1 "$ERR" | grep -q -- "$expect"; then
-		PASSED=$((PASSED + 1))
-		echo "ok $N $* # exit 1: $(head -n1 "$ERR")"
-		return
-	fi
-	FAILED=$((FAILED + 1))
-	echo "not ok $N $* # exit $rc, expected $expect"
-	sed 's/^/#   /' "$OUT" "$ERR"
-}
+SUMMARY='Overall demand paging rate'
+# shellcheck source=cases_lib.sh
+. "$(dirname "$0")/cases_lib.sh"
 
 cases() {
 	run ok
@@ -96,10 +64,4 @@ cases() {
 	run "Unexpected argument" extra
 }
 
-echo "TAP version 13"
-cases
-echo "1..$N"
-echo "# $PASSED passed, $FAILED failed, $((N - PASSED - FAILED)) skipped"
-[ $FAILED -eq 0 ] || exit 1
-[ $PASSED -gt 0 ] || exit 4
-exit 0
+cases_main

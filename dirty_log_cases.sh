@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# dirty_log_perf_test over a table of cases: every backing source the
+# host can give, 1..4 vCPUs by 1..4 memslots, manual protect on and off
+# (-g), the dirty ring on and off (-R; a skip where KVM lacks it), the
+# ring filling up, -w, -a, -o, -e, -B, -c, and bad input (exit 1 with the
+# reason on stderr).  Every passing case also checked the dirty log of
+# each pass against the pages written.  Prints TAP; exits 1 if any case
+# failed, 4 if all were skipped.
+#
+# usage: dirty_log_cases.sh [PATH_TO_dirty_log_perf_test]
+
+TEST=${1:-$(dirname "$0")/dirty_log_perf_test}
+SUMMARY='^Get dirty log over'
+# shellcheck source=cases_lib.sh
+. "$(dirname "$0")/cases_lib.sh"
+
+# The backing source names the test knows (its -s help).
+backings() {
+	"$TEST" -h | sed -n '/^ -s:/,/^ -c:/p' | grep -v : | tr ',' '\n' | tr -d ' '
+}
+
+# The hugepage size in kB backing $1 asks for, empty if none.
+hugepage_kb() {
+	case "$1" in
+	*_hugetlb)
+		sed -n 's/^Hugepagesize: *\([0-9]*\) kB/\1/p' /proc/meminfo ;;
+	*_hugetlb_*)
+		n=${1##*_}
+		case $n in
+		*kb) echo "${n%kb}" ;;
+		*mb) echo $((${n%mb} * 1024)) ;;
+		*gb) echo $((${n%gb} * 1048576)) ;;
+		esac ;;
+	esac
+}
+
+cases() {
+	# The first guest mode the host lists: one mode keeps the table short
+	# (the case without arguments runs them all).
+	M=$("$TEST" -h | sed -n 's/^ *\([0-9][0-9]*\): PA-bits.*/\1/p' | head -n1)
+	ring_skip=$("$TEST" -m "$M" -R 4096 -b 64K | sed -n 's/.*# SKIP //p')
+
+	run ok
+	for v in 1 2 3 4; do
+		for x in 1 2 3 4; do
+			run ok -m "$M" -b 3M -v $v -x $x
+		done
+		run ok -m "$M" -b 3M -v $v -x 2 -g
+		run ok -m "$M" -b 3M -v $v -x 2 -R 4096
+	done
+	# Two vCPUs and slots, a page each (one past 256M), if it fits in RAM.
+	ram_kb=$(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo)
+	for s in $(backings); do
+		kb=$(hugepage_kb "$s")
+		kb=$((${kb:-0} > 2048 ? ${kb:-0} : 2048))
+		v=$((kb > 262144 ? 1 : 2))
+		for opt in "" -g "-R 4096"; do
+			# shellcheck disable=SC2086 # $opt: no option or one with its value
+			if [ $((kb * v)) -ge "$ram_kb" ]; then
+				skip "$((kb / 1024))M pages do not fit in this machine's RAM" \
+				     -s "$s" $opt
+			else
+				run ok -m "$M" -s "$s" -b $((kb / 1024))M -v $v -x $v $opt
+			fi
+		done
+	done
+	run ok -m "$M" -b 4M -v 2 -R 1024 -i 3
+	run ok -m "$M" -b 4M -v 2 -R 1024 -e
+	run ok -m "$M" -b 4M -v 2 -e
+	run ok -m "$M" -b 4M -v 2 -e -g
+	run ok -m "$M" -b 2M -v 2 -w 0
+	run ok -m "$M" -b 2M -v 2 -w 0 -g
+	run ok -m "$M" -b 2M -v 2 -w 0 -R 4096
+	run ok -m "$M" -b 2M -v 3 -w 30 -a -r 7 -x 3
+	run ok -m "$M" -b 2M -v 2 -w 50 -R 4096 -a
+	run ok -m "$M" -b 2M -v 3 -o -x 2
+	run ok -m "$M" -b 2M -v 3 -o -R 4096
+	run ok -m "$M" -b 2M -v 4 -B -a
+	run ok -m "$M" -b 2M -v 2 -c 0,0,0
+	run ok -m "$M" -b 2M -v 2 -n 0
+	run ok -m "$M" -b 1M -i 6
+
+	run "Invalid iteration count" -i 1
+	run "Invalid iteration count" -i x
+	run "must not be zero" -b 0
+	run "exceeds this host's RAM" -b 1T
+	run "overflows" -b 4611686018427387904 -v 4
+	run "not a multiple" -b 4097
+	run "does not split" -b 4M -x 3
+	run "Invalid memslot count" -x 0
+	run "KVM allows" -x 32767 -b 134213632
+	run "Invalid write percentage" -w 101
+	run "Invalid write percentage" -w -1
+	run "Invalid seed" -r x
+	run "Invalid ring entry count" -R 0
+	run "not a power of two" -R 1000
+	run "is about the dirty bitmap" -R 4096 -g
+	if [ -z "$ring_skip" ]; then
+		run "KVM refuses a dirty ring" -R 64
+		run "exceeds KVM's maximum" -R 1073741824
+	else
+		skip "$ring_skip" -R 64
+		skip "$ring_skip" -R 1073741824
+	fi
+	run "Invalid guest mode" -m 99
+	run "Unknown backing source" -s nosuch
+	run "Invalid vCPU count" -v 0
+	run "has 1 CPUs" -v 2 -c 0
+	run "invalid option" -z
+	run "Unexpected argument" extra
+}
+
+cases_main
