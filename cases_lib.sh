@@ -10,6 +10,9 @@
 #                       bad input must print first on stderr, with exit 1.
 #   skip REASON ARGS... a case this host cannot express, with the reason.
 #
+# A case still running after CASE_TIMEOUT seconds (default 120) is killed,
+# its threads' kernel stacks shown, and fails.
+#
 # cases_main exits 1 if any case failed, 4 if all were skipped, else 0.
 
 N=0
@@ -19,11 +22,30 @@ OUT=$(mktemp)
 ERR=$(mktemp)
 trap 'rm -f "$OUT" "$ERR"' EXIT
 
+# watch_case PID: after CASE_TIMEOUT seconds, dump PID's threads' kernel
+# stacks into $ERR and kill it (the case then fails).
+CASE_TIMEOUT=${CASE_TIMEOUT:-120}
+watch_case() {
+	n=0
+	while [ $n -lt $((CASE_TIMEOUT * 10)) ] && kill -0 "$1" 2>/dev/null; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	kill -0 "$1" 2>/dev/null || return
+	for t in /proc/"$1"/task/*; do
+		echo "hung after ${CASE_TIMEOUT}s: $t $(cat "$t/comm") $(grep State "$t/status")"
+		head -n 8 "$t/stack" 2>/dev/null
+	done >>"$ERR"
+	kill -9 "$1"
+}
+
 run() {
 	expect=$1
 	shift
 	N=$((N + 1))
-	"$TEST" "$@" >"$OUT" 2>"$ERR" </dev/null
+	"$TEST" "$@" >"$OUT" 2>"$ERR" </dev/null &
+	watch_case $!
+	wait $!
 	rc=$?
 	if [ "$expect" = ok ] && [ $rc -eq 4 ]; then
 		echo "ok $N $* # SKIP $(grep -m1 SKIP "$OUT" | sed 's/.*# SKIP //')"
