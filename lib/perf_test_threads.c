@@ -21,6 +21,7 @@ struct perf_test_thread {
 	struct perf_test_vcpu_args *va;
 	bool failed;
 	bool guest_assert;
+	bool guest_exception;	/* UCALL_UNHANDLED: uc holds the arch's details */
 	struct ucall uc;
 	char err[200];
 };
@@ -68,6 +69,10 @@ bool perf_test_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass,
 		case UCALL_ABORT:
 			t->guest_assert = true;
 			snprintf(err, len, "guest assertion");
+			return false;
+		case UCALL_UNHANDLED:
+			t->guest_exception = true;
+			snprintf(err, len, "unexpected guest exception");
 			return false;
 		case UCALL_NONE:
 			snprintf(err, len, "unexpected exit %u (%s)", vcpu->run->exit_reason,
@@ -222,6 +227,11 @@ void perf_test_join_threads(void)
 			continue;
 		if (t->guest_assert)
 			REPORT_GUEST_ASSERT(t->uc);
+		if (t->guest_exception) {
+			ksft_print_msg("vCPU %d, pass %lu: %s\n", i,
+				       (unsigned long)t->va->passes, t->err);
+			ucall_arch_report_unhandled(&t->uc);
+		}
 		TEST_FAIL("vCPU %d, pass %lu: %s", i, (unsigned long)t->va->passes, t->err);
 	}
 }
