@@ -48,8 +48,10 @@ endif
 TEST_GEN_PROGS := $(sort $(patsubst %.c,%,$(wildcard *.c) \
 		    $(wildcard $(ARCH_DIR)/*.c) $(wildcard unit/*.c)))
 
-# Scripts lib.mk runs (and installs) as they are: case tables over tests.
-TEST_PROGS := demand_paging_cases.sh dirty_log_cases.sh
+# Case tables over the perf tests: installed beside them, but not in the
+# kselftest list (they run for minutes under emulation); vm/suite runs
+# them, and so can anyone: ./demand_paging_cases.sh
+TEST_PROGS_EXTENDED := demand_paging_cases.sh dirty_log_cases.sh
 # What those scripts source.
 TEST_FILES := cases_lib.sh
 
@@ -102,11 +104,12 @@ KSFT_INSTALL_PATH ?= $(OUTPUT)/kselftest_install
 kselftest_install: all
 	rm -rf $(KSFT_INSTALL_PATH)
 	mkdir -p $(KSFT_INSTALL_PATH)/kvm $(KSFT_INSTALL_PATH)/kselftest
-	cp $(TEST_GEN_PROGS) $(TEST_PROGS) $(TEST_FILES) settings config $(KSFT_INSTALL_PATH)/kvm/
+	cp $(TEST_GEN_PROGS) $(TEST_PROGS_EXTENDED) $(TEST_FILES) settings config \
+	   $(KSFT_INSTALL_PATH)/kvm/
 	cp $(KSFT_DIR)/run_kselftest.sh $(KSFT_INSTALL_PATH)/
 	cp $(KSFT_DIR)/kselftest/runner.sh $(KSFT_DIR)/kselftest/prefix.pl \
 	   $(KSFT_INSTALL_PATH)/kselftest/
-	for t in $(notdir $(TEST_GEN_PROGS) $(TEST_PROGS)); do echo "kvm:$$t"; done \
+	for t in $(notdir $(TEST_GEN_PROGS)); do echo "kvm:$$t"; done \
 		> $(KSFT_INSTALL_PATH)/kselftest-list.txt
 
 .PHONY: kselftest_install
