@@ -157,6 +157,8 @@ void backing_region_unmap(struct userspace_mem_region *r);
 uint64_t vm_phy_pages_alloc(struct kvm_vm *vm, uint64_t num, uint64_t paddr_min,
 			    uint32_t slot);
 uint64_t vm_phy_page_alloc(struct kvm_vm *vm, uint64_t paddr_min, uint32_t slot);
+/* A zeroed page of slot 0 for the arch page tables; returns its GPA. */
+uint64_t vm_alloc_page_table(struct kvm_vm *vm);
 uint64_t vm_vaddr_alloc(struct kvm_vm *vm, uint64_t size, uint64_t vaddr_min);
 uint64_t vm_vaddr_alloc_pages(struct kvm_vm *vm, uint64_t nr_pages);
 /* Reserve [gva, gva + size) for the caller, asserting it is free. */

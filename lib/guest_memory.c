@@ -57,6 +57,14 @@ uint64_t vm_phy_page_alloc(struct kvm_vm *vm, uint64_t paddr_min, uint32_t slot)
 	return vm_phy_pages_alloc(vm, 1, paddr_min, slot);
 }
 
+uint64_t vm_alloc_page_table(struct kvm_vm *vm)
+{
+	uint64_t gpa = vm_phy_page_alloc(vm, KVM_GUEST_PAGE_TABLE_MIN_PADDR, 0);
+
+	memset(addr_gpa2hva(vm, gpa), 0, vm->page_size);
+	return gpa;
+}
+
 static void vrange_add(struct kvm_vm *vm, uint64_t start, uint64_t end)
 {
 	struct vm_vrange *v = realloc(vm->vranges, (vm->nr_vranges + 1) * sizeof(*v));

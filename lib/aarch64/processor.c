@@ -138,17 +138,9 @@ static uint64_t *pt_hva(struct kvm_vm *vm, uint64_t gpa)
 	return addr_gpa2hva(vm, gpa);
 }
 
-static uint64_t pt_page_alloc(struct kvm_vm *vm)
-{
-	uint64_t gpa = vm_phy_page_alloc(vm, KVM_GUEST_PAGE_TABLE_MIN_PADDR, 0);
-
-	memset(addr_gpa2hva(vm, gpa), 0, vm->page_size);
-	return gpa;
-}
-
 void virt_arch_pgd_alloc(struct kvm_vm *vm)
 {
-	vm->pgd = pt_page_alloc(vm);
+	vm->pgd = vm_alloc_page_table(vm);
 }
 
 /* Level of a mapping of @size bytes: 3 for a page, 2 or 1 for a block. */
@@ -177,7 +169,7 @@ void aarch64_pg_map_attr(struct kvm_vm *vm, uint64_t gva, uint64_t gpa,
 	for (level = start_level(vm); level < target; level++) {
 		pte = &table[pt_index(vm, gva, level)];
 		if (!(*pte & PTE_VALID))
-			*pte = addr_pte(vm, pt_page_alloc(vm)) | PTE_VALID | PTE_TABLE;
+			*pte = addr_pte(vm, vm_alloc_page_table(vm)) | PTE_VALID | PTE_TABLE;
 		TEST_ASSERT((*pte & PTE_TYPE_MASK) != PTE_TYPE_BLOCK,
 			    "GVA 0x%lx: already in a 0x%lx block", (unsigned long)gva,
 			    (unsigned long)level_size(vm, level));

@@ -37,17 +37,9 @@ static uint64_t *pt_hva(struct kvm_vm *vm, uint64_t gpa)
 	return addr_gpa2hva(vm, gpa & PTE_ADDR_MASK);
 }
 
-static uint64_t pt_page_alloc(struct kvm_vm *vm)
-{
-	uint64_t gpa = vm_phy_page_alloc(vm, KVM_GUEST_PAGE_TABLE_MIN_PADDR, 0);
-
-	memset(addr_gpa2hva(vm, gpa), 0, vm->page_size);
-	return gpa;
-}
-
 void virt_arch_pgd_alloc(struct kvm_vm *vm)
 {
-	vm->pgd = pt_page_alloc(vm);
+	vm->pgd = vm_alloc_page_table(vm);
 }
 
 static int pt_index(uint64_t gva, int level)
@@ -80,7 +72,7 @@ void virt_arch_pg_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t si
 	for (level = PT_LEVELS - 1; level > target; level--) {
 		pte = &table[pt_index(gva, level)];
 		if (!(*pte & PTE_PRESENT))
-			*pte = pt_page_alloc(vm) | PTE_PRESENT | PTE_WRITABLE;
+			*pte = vm_alloc_page_table(vm) | PTE_PRESENT | PTE_WRITABLE;
 		TEST_ASSERT(!(*pte & PTE_LARGE), "GVA 0x%lx: already in a 0x%lx mapping",
 			    (unsigned long)gva, (unsigned long)level_size(level));
 		table = pt_hva(vm, *pte);
