@@ -77,6 +77,9 @@ uint64_t timespec_to_ns(struct timespec ts);
 double timespec_to_sec(struct timespec ts);
 struct timespec timespec_now(void);
 
+/* Read one unsigned number from a sysfs/procfs file; 0 if absent or unreadable. */
+uint64_t read_sys_u64(const char *path);
+
 /* Memory backing sources for guest memory: one table, in test_util.c. */
 enum vm_mem_backing_src_type {
 	VM_MEM_SRC_ANONYMOUS,

@@ -41,8 +41,7 @@ const struct vm_mem_backing_src_alias *vm_mem_backing_src_alias(uint32_t i)
 	return &backing_src_table[i];
 }
 
-/* Read one unsigned number from a sysfs/procfs file; 0 if absent. */
-static uint64_t read_sys_u64(const char *path)
+uint64_t read_sys_u64(const char *path)
 {
 	unsigned long long v = 0;
 	FILE *f = fopen(path, "r");

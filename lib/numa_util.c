@@ -10,20 +10,12 @@
 
 static uint64_t node_free_hugepages(int node, size_t pagesz)
 {
-	unsigned long long n = 0;
 	char path[160];
-	FILE *f;
 
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/node/node%d/hugepages/hugepages-%zukB/free_hugepages",
 		 node, pagesz / KB);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &n) != 1)
-		n = 0;
-	fclose(f);
-	return n;
+	return read_sys_u64(path);
 }
 
 const char *numa_util_unavailable(int node, uint32_t backing, uint64_t size,
