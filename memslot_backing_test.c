@@ -58,7 +58,6 @@ static void test_source(enum vm_mem_backing_src_type type, uint64_t size)
 	uint64_t npages;
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
-	struct ucall uc;
 
 	vm = vm_create_with_one_vcpu(&vcpu, guest_code);
 	npages = size / vm->page_size;
@@ -66,15 +65,7 @@ static void test_source(enum vm_mem_backing_src_type type, uint64_t size)
 	virt_map(vm, TEST_GPA, TEST_GPA, npages);
 	vcpu_args_set(vcpu, 3, TEST_GPA, size, (uint64_t)vm->page_size);
 
-	vcpu_run(vcpu);
-	switch (get_ucall(vcpu, &uc)) {
-	case UCALL_DONE:
-		break;
-	case UCALL_ABORT:
-		REPORT_GUEST_ASSERT(uc);
-	default:
-		TEST_FAIL("Unexpected exit %s", exit_reason_str(vcpu->run->exit_reason));
-	}
+	vcpu_run_expect_done(vcpu);
 	check_host_view(vm, size, false);
 	if (backing_src_is_shared(type))
 		check_host_view(vm, size, true);

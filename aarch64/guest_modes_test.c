@@ -59,21 +59,12 @@ static void run_mode(enum vm_guest_mode mode, void *arg)
 	struct kvm_vm *vm = __vm_create(mode, 1, 0);
 	struct kvm_vcpu *vcpu = vm_vcpu_add(vm, 0, guest_code);
 	uint64_t size = test_size(vm);
-	struct ucall uc;
 
 	vm_userspace_mem_region_add(vm, VM_MEM_SRC_ANONYMOUS, TEST_GPA, TEST_SLOT,
 				    size / vm->page_size, 0);
 	virt_map(vm, TEST_GVA, TEST_GPA, size / vm->page_size);
 	vcpu_args_set(vcpu, 3, TEST_GVA, size, (uint64_t)vm->page_size);
-	vcpu_run(vcpu);
-	switch (get_ucall(vcpu, &uc)) {
-	case UCALL_DONE:
-		break;
-	case UCALL_ABORT:
-		REPORT_GUEST_ASSERT(uc);
-	default:
-		TEST_FAIL("Unexpected exit %s", exit_reason_str(vcpu->run->exit_reason));
-	}
+	vcpu_run_expect_done(vcpu);
 	check_memory(vm, size);
 	ksft_test_result_pass("%s: %lu KiB through IPA size %u, VM type 0x%lx\n",
 			      vm_guest_mode_string(mode), (unsigned long)(size / KB),

@@ -95,4 +95,10 @@ uint64_t __get_ucall(struct kvm_vcpu *vcpu, struct ucall *uc);
 __noreturn void report_guest_assert(struct ucall *uc);
 #define REPORT_GUEST_ASSERT(uc)		report_guest_assert(&(uc))
 
+/*
+ * Run @vcpu once and expect GUEST_DONE(): a GUEST_ASSERT failure is
+ * reported as such, any other exit fails the test.
+ */
+void vcpu_run_expect_done(struct kvm_vcpu *vcpu);
+
 #endif /* SELFTEST_KVM_UCALL_COMMON_H */

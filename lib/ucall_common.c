@@ -133,3 +133,18 @@ void report_guest_assert(struct ucall *uc)
 			 uc->args[GUEST_ERROR_LINE],
 			 (const char *)uc->args[GUEST_ERROR_EXPR], "%s", uc->buffer);
 }
+
+void vcpu_run_expect_done(struct kvm_vcpu *vcpu)
+{
+	struct ucall uc;
+
+	vcpu_run(vcpu);
+	switch (get_ucall(vcpu, &uc)) {
+	case UCALL_DONE:
+		break;
+	case UCALL_ABORT:
+		REPORT_GUEST_ASSERT(uc);
+	default:
+		TEST_FAIL("Unexpected exit %s", exit_reason_str(vcpu->run->exit_reason));
+	}
+}
