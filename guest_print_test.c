@@ -4,9 +4,8 @@
  * format it, and a failing GUEST_ASSERT_EQ fails the host test at the
  * guest's file:line with both values (checked in a re-executed child).
  */
-#include <sys/wait.h>
-
 #include "kvm_util.h"
+#include "test_child.h"
 
 #define FAIL_ARG	"--assert-child"
 #define VAL_A		0x1234abcdUL
@@ -77,32 +76,6 @@ static unsigned int run_guest(uint64_t a, uint64_t b, bool check_prints)
 	}
 }
 
-/* Run this binary with FAIL_ARG; collect its stderr and exit status. */
-static int run_child(char *out, size_t len)
-{
-	int fds[2], status;
-	size_t n = 0;
-	ssize_t r;
-	pid_t pid;
-
-	TEST_ASSERT(!pipe(fds), "pipe");
-	pid = fork();
-	TEST_ASSERT(pid >= 0, "fork");
-	if (!pid) {
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		execl("/proc/self/exe", "guest_print_test", FAIL_ARG, NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (n + 1 < len && (r = read(fds[0], out + n, len - n - 1)) > 0)
-		n += r;
-	out[n] = 0;
-	close(fds[0]);
-	TEST_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 int main(int argc, char *argv[])
 {
 	char out[16384], needle[64];
@@ -119,7 +92,7 @@ int main(int argc, char *argv[])
 	ksft_test_result_pass("%zu GUEST_PRINTF formats match the host's\n",
 			      ARRAY_SIZE(cases));
 
-	status = run_child(out, sizeof(out));
+	status = run_self(FAIL_ARG, out, sizeof(out));
 	snprintf(needle, sizeof(needle), "%s:%u", __FILE__, line);
 	TEST_ASSERT(status == KSFT_FAIL && strstr(out, needle) &&
 		    strstr(out, "0x1234abcd") && strstr(out, "0x5678ef01"),

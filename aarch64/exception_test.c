@@ -6,9 +6,8 @@
  * a handler is reported to the host with ESR, FAR and ELR (checked through
  * __get_ucall(), and through get_ucall()'s failure in a re-executed child).
  */
-#include <sys/wait.h>
-
 #include "processor.h"
+#include "test_child.h"
 
 #define UNMAPPED_GVA	0x400000000008UL
 #define BRK_IMM		0x7	/* guest_brk() */
@@ -147,36 +146,10 @@ static void test_unhandled(void)
 			      (unsigned long)uc.args[3]);
 }
 
-/* Run this binary with FAIL_ARG; collect its output and exit status. */
-static int run_child(char *out, size_t len)
-{
-	int fds[2], status;
-	size_t n = 0;
-	ssize_t r;
-	pid_t pid;
-
-	TEST_ASSERT(!pipe(fds), "pipe");
-	pid = fork();
-	TEST_ASSERT(pid >= 0, "fork");
-	if (!pid) {
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		execl("/proc/self/exe", "exception_test", FAIL_ARG, NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (n + 1 < len && (r = read(fds[0], out + n, len - n - 1)) > 0)
-		n += r;
-	out[n] = 0;
-	close(fds[0]);
-	TEST_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static void test_unhandled_report(void)
 {
 	char out[16384], far[64];
-	int status = run_child(out, sizeof(out));
+	int status = run_self(FAIL_ARG, out, sizeof(out));
 
 	snprintf(far, sizeof(far), "FAR 0x%lx", UNMAPPED_GVA);
 	TEST_ASSERT(status == KSFT_FAIL && strstr(out, "ESR 0x") && strstr(out, far) &&

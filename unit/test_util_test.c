@@ -4,8 +4,7 @@
  * time arithmetic, and what TEST_ASSERT, usage errors and skips print and
  * exit with (checked in child processes).
  */
-#include <sys/wait.h>
-
+#include "test_child.h"
 #include "test_util.h"
 
 struct child_result {
@@ -14,44 +13,10 @@ struct child_result {
 	char err[8192];
 };
 
-static void read_all(int fd, char *buf, size_t size)
-{
-	size_t len = 0;
-	ssize_t n;
-
-	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
-}
-
 /* Run @fn(@arg) in a child; collect its stdout, stderr and exit status. */
-static void run_child(void (*fn)(const void *), const void *arg,
-		      struct child_result *r)
+static void run(void (*fn)(const void *), const void *arg, struct child_result *r)
 {
-	int out[2], err[2], status;
-	pid_t pid;
-
-	TEST_ASSERT(!pipe(out) && !pipe(err), "pipe");
-	fflush(stdout);
-	pid = fork();
-	TEST_ASSERT(pid >= 0, "fork");
-	if (!pid) {
-		dup2(out[1], STDOUT_FILENO);
-		dup2(err[1], STDERR_FILENO);
-		close(out[0]);
-		close(err[0]);
-		fn(arg);
-		exit(0);
-	}
-	close(out[1]);
-	close(err[1]);
-	/* Outputs are small: reading one pipe after the other cannot block. */
-	read_all(out[0], r->out, sizeof(r->out));
-	read_all(err[0], r->err, sizeof(r->err));
-	close(out[0]);
-	close(err[0]);
-	TEST_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	r->status = run_child(fn, arg, r->out, sizeof(r->out), r->err, sizeof(r->err));
 }
 
 #define EXPECT_CONTAINS(buf, s) \
@@ -92,7 +57,7 @@ static void test_parse_size_exit(void)
 {
 	struct child_result r;
 
-	run_child(child_parse_size, "12Q", &r);
+	run(child_parse_size, "12Q", &r);
 	TEST_ASSERT(r.status == KSFT_FAIL, "exit status %d", r.status);
 	EXPECT_CONTAINS(r.err, "Invalid size '12Q'");
 }
@@ -131,7 +96,7 @@ static void test_backing_bad_name(void)
 {
 	struct child_result r;
 
-	run_child(child_parse_backing, "anonymus", &r);
+	run(child_parse_backing, "anonymus", &r);
 	TEST_ASSERT(r.status == KSFT_FAIL, "exit status %d", r.status);
 	EXPECT_CONTAINS(r.err, "'anonymus'");
 	EXPECT_CONTAINS(r.err, "anonymous_thp");
@@ -151,7 +116,7 @@ static void test_failure_block(void)
 	struct child_result r;
 	char where[64];
 
-	run_child(failing_function, "x", &r);
+	run(failing_function, "x", &r);
 	TEST_ASSERT(r.status == KSFT_FAIL, "exit status %d", r.status);
 	snprintf(where, sizeof(where), "test_util_test.c:%d: arg == NULL", failing_line);
 	EXPECT_CONTAINS(r.err, "==== Test Assertion Failure ====");
@@ -173,7 +138,7 @@ static void test_skip_exit(void)
 {
 	struct child_result r;
 
-	run_child(child_require, "x", &r);
+	run(child_require, "x", &r);
 	TEST_ASSERT(r.status == KSFT_SKIP, "exit status %d", r.status);
 	EXPECT_CONTAINS(r.out, "1..0 # SKIP");
 	EXPECT_CONTAINS(r.out, "arg == NULL");
