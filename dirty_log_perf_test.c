@@ -204,18 +204,10 @@ static bool sync_exit(struct kvm_vcpu *vcpu, uint64_t pass, char *err, size_t le
 static bool dl_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *err, size_t len)
 {
 	struct kvm_vcpu *vcpu = va->vcpu;
-	int ret;
 
 	for (;;) {
-		ret = __vcpu_run(vcpu);
-		if (ret && errno == EINTR)
-			continue;
-		if (ret) {
-			snprintf(err, len, "KVM_RUN failed: %s, exit reason %u (%s)",
-				 strerror(errno), vcpu->run->exit_reason,
-				 exit_reason_str(vcpu->run->exit_reason));
+		if (!perf_test_vcpu_run(vcpu, err, len))
 			return false;
-		}
 		if (vcpu->run->exit_reason == KVM_EXIT_DIRTY_RING_FULL) {
 			if (!perf_test_dirty_ring_full(&dirty, va->vcpu_idx, err, len))
 				return false;

@@ -116,6 +116,8 @@ void perf_test_numa_check(int node);
 /* vCPU (or host) threads and passes (perf_test_threads.c). */
 typedef bool (*perf_test_pass_fn)(struct perf_test_vcpu_args *va, uint64_t pass,
 				  char *err, size_t len);
+/* KVM_RUN @vcpu, again after EINTR; false with @err set if it fails. */
+bool perf_test_vcpu_run(struct kvm_vcpu *vcpu, char *err, size_t len);
 bool perf_test_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass,
 			 char *err, size_t len);
 bool perf_test_host_pass(struct perf_test_vcpu_args *va, uint64_t pass,

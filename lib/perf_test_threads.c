@@ -42,46 +42,52 @@ static struct {
 	.cond = PTHREAD_COND_INITIALIZER,
 };
 
+bool perf_test_vcpu_run(struct kvm_vcpu *vcpu, char *err, size_t len)
+{
+	int ret;
+
+	do {
+		ret = __vcpu_run(vcpu);
+	} while (ret && errno == EINTR);
+	if (ret) {
+		snprintf(err, len, "KVM_RUN failed: %s, exit reason %u (%s)",
+			 strerror(errno), vcpu->run->exit_reason,
+			 exit_reason_str(vcpu->run->exit_reason));
+		return false;
+	}
+	return true;
+}
+
 bool perf_test_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass,
 			 char *err, size_t len)
 {
 	struct perf_test_thread *t = &pt.threads[va->vcpu_idx];
 	struct kvm_vcpu *vcpu = va->vcpu;
-	int ret;
 
-	for (;;) {
-		ret = __vcpu_run(vcpu);
-		if (ret && errno == EINTR)
-			continue;
-		if (ret) {
-			snprintf(err, len, "KVM_RUN failed: %s, exit reason %u (%s)",
-				 strerror(errno), vcpu->run->exit_reason,
-				 exit_reason_str(vcpu->run->exit_reason));
-			return false;
-		}
-		switch (__get_ucall(vcpu, &t->uc)) {
-		case UCALL_SYNC:
-			if (t->uc.args[1] == pass)
-				return true;
-			snprintf(err, len, "GUEST_SYNC(%lu) in pass %lu",
-				 (unsigned long)t->uc.args[1], (unsigned long)pass);
-			return false;
-		case UCALL_ABORT:
-			t->guest_assert = true;
-			snprintf(err, len, "guest assertion");
-			return false;
-		case UCALL_UNHANDLED:
-			t->guest_exception = true;
-			snprintf(err, len, "unexpected guest exception");
-			return false;
-		case UCALL_NONE:
-			snprintf(err, len, "unexpected exit %u (%s)", vcpu->run->exit_reason,
-				 exit_reason_str(vcpu->run->exit_reason));
-			return false;
-		default:
-			snprintf(err, len, "unexpected ucall %lu", (unsigned long)t->uc.cmd);
-			return false;
-		}
+	if (!perf_test_vcpu_run(vcpu, err, len))
+		return false;
+	switch (__get_ucall(vcpu, &t->uc)) {
+	case UCALL_SYNC:
+		if (t->uc.args[1] == pass)
+			return true;
+		snprintf(err, len, "GUEST_SYNC(%lu) in pass %lu",
+			 (unsigned long)t->uc.args[1], (unsigned long)pass);
+		return false;
+	case UCALL_ABORT:
+		t->guest_assert = true;
+		snprintf(err, len, "guest assertion");
+		return false;
+	case UCALL_UNHANDLED:
+		t->guest_exception = true;
+		snprintf(err, len, "unexpected guest exception");
+		return false;
+	case UCALL_NONE:
+		snprintf(err, len, "unexpected exit %u (%s)", vcpu->run->exit_reason,
+			 exit_reason_str(vcpu->run->exit_reason));
+		return false;
+	default:
+		snprintf(err, len, "unexpected ucall %lu", (unsigned long)t->uc.cmd);
+		return false;
 	}
 }
 
