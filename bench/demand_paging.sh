@@ -23,18 +23,10 @@ VCPUS=4
 
 usage() { sed -n '3,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
-while (($#)); do
-	case "$1" in
-	--runs) RUNS=${2:?}; shift 2 ;;
-	--size) SIZE=${2:?}; shift 2 ;;
-	--readers) READERS=${2:?}; shift 2 ;;
-	--raw) RAW=${2:?}; shift 2 ;;
-	--timeout) TIMEOUT=${2:?}; shift 2 ;;
-	-h|--help) usage; exit 0 ;;
-	*) echo "bench/demand_paging.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
-	esac
-done
-[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "bad --runs" >&2; exit 2; }
+# shellcheck source=bench/lib.sh
+. "$REPO/bench/lib.sh"
+bench_parse_args bench/demand_paging.sh \
+	"runs=RUNS size=SIZE readers=READERS raw=RAW timeout=TIMEOUT" "$@"
 
 # The loop run inside the VM: one RESULT line per run.  A run that takes
 # more than RUN_TIMEOUT seconds is killed after its threads' kernel
@@ -43,18 +35,7 @@ RUN_TIMEOUT=180
 guest_loop() {
 	cat <<LOOP
 run() {
-  ./demand_paging_test "\$@" >/tmp/out 2>&1 &
-  pid=\$!; n=0
-  while [ \$n -lt $RUN_TIMEOUT ] && kill -0 \$pid 2>/dev/null; do sleep 1; n=\$((n + 1)); done
-  if kill -0 \$pid 2>/dev/null; then
-    echo "HANG \$*"
-    for t in /proc/\$pid/task/*; do
-      echo "HANG task \$t \$(cat \$t/comm) \$(grep State \$t/status) wchan=\$(cat \$t/wchan)"
-      sed 's/^/HANG   /' \$t/stack 2>/dev/null | head -8
-    done
-    kill -9 \$pid
-  fi
-  wait \$pid
+$(bench_guest_watch demand_paging_test $RUN_TIMEOUT)
   grep '^RESULT' /tmp/out || echo "RESULT failed \$*"
 }
 for rep in \$(seq $RUNS); do
@@ -72,10 +53,7 @@ LOOP
 raw=${RAW:-$(mktemp)}
 [[ -n $RAW ]] || trap 'rm -f "$raw"' EXIT
 
-make -s -C "$REPO" ARCH=x86_64 STATIC=1 O="$REPO/build/x86_64" -j2 kselftest_install \
-	>/dev/null 2>&1 || { echo "build failed" >&2; exit 1; }
-"$REPO/vm/run" --arch x86_64 --smp 4 --dir "$REPO/build/x86_64/kselftest_install" \
-	--timeout "$TIMEOUT" -- sh -c "$(guest_loop)" | tr -d '\r' >"$raw"
+bench_vm_run "$(guest_loop)" "$raw"
 if grep -q '^RESULT failed' "$raw"; then
 	echo "failed runs (left out of the table):" >&2
 	grep '^RESULT failed\|^HANG' "$raw" >&2

@@ -24,19 +24,10 @@ RUNS=5 SIZE=2M SLOT_MEM=32M RING=4096 TIMEOUT=3000 RAW=
 
 usage() { sed -n '3,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
-while (($#)); do
-	case "$1" in
-	--runs) RUNS=${2:?}; shift 2 ;;
-	--size) SIZE=${2:?}; shift 2 ;;
-	--slot-mem) SLOT_MEM=${2:?}; shift 2 ;;
-	--ring) RING=${2:?}; shift 2 ;;
-	--raw) RAW=${2:?}; shift 2 ;;
-	--timeout) TIMEOUT=${2:?}; shift 2 ;;
-	-h|--help) usage; exit 0 ;;
-	*) echo "bench/dirty_log.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
-	esac
-done
-[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "bad --runs" >&2; exit 2; }
+# shellcheck source=bench/lib.sh
+. "$REPO/bench/lib.sh"
+bench_parse_args bench/dirty_log.sh \
+	"runs=RUNS size=SIZE slot-mem=SLOT_MEM ring=RING raw=RAW timeout=TIMEOUT" "$@"
 
 # The loop run inside the VM: one RESULT line per run, tagged with its
 # table.  A run that takes more than RUN_TIMEOUT seconds is killed after
@@ -46,18 +37,7 @@ guest_loop() {
 	cat <<LOOP
 run() {
   tag=\$1; shift
-  ./dirty_log_perf_test "\$@" >/tmp/out 2>&1 &
-  pid=\$!; n=0
-  while [ \$n -lt $RUN_TIMEOUT ] && kill -0 \$pid 2>/dev/null; do sleep 1; n=\$((n + 1)); done
-  if kill -0 \$pid 2>/dev/null; then
-    echo "HANG \$*"
-    for t in /proc/\$pid/task/*; do
-      echo "HANG task \$t \$(cat \$t/comm) \$(grep State \$t/status) wchan=\$(cat \$t/wchan)"
-      sed 's/^/HANG   /' \$t/stack 2>/dev/null | head -8
-    done
-    kill -9 \$pid
-  fi
-  wait \$pid
+$(bench_guest_watch dirty_log_perf_test $RUN_TIMEOUT)
   grep '^RESULT ' /tmp/out | sed "s/^RESULT /RESULT table=\$tag /" || echo "RESULT failed \$*"
 }
 slot_bytes=\$(( $(numfmt_m "$SLOT_MEM") / 2 ))
@@ -92,10 +72,7 @@ numfmt_m() {
 raw=${RAW:-$(mktemp)}
 [[ -n $RAW ]] || trap 'rm -f "$raw"' EXIT
 
-make -s -C "$REPO" ARCH=x86_64 STATIC=1 O="$REPO/build/x86_64" -j2 kselftest_install \
-	>/dev/null 2>&1 || { echo "build failed" >&2; exit 1; }
-"$REPO/vm/run" --arch x86_64 --smp 4 --dir "$REPO/build/x86_64/kselftest_install" \
-	--timeout "$TIMEOUT" -- sh -c "$(guest_loop)" | tr -d '\r' >"$raw"
+bench_vm_run "$(guest_loop)" "$raw"
 if grep -q '^RESULT failed\|^HANG' "$raw"; then
 	echo "failed runs (left out of the tables):" >&2
 	grep '^RESULT failed\|^HANG' "$raw" >&2
