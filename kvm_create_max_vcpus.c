@@ -89,10 +89,13 @@ static void test_bad_ids(struct vcpu_limits l)
 	kvm_vm_free(vm);
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
-	struct vcpu_limits l = read_limits();
+	struct vcpu_limits l;
 
+	parse_no_options(argc, argv,
+			 "Create VMs with KVM_CAP_MAX_VCPUS vCPUs; check the vCPU id limits.");
+	l = read_limits();
 	raise_fd_limit(l.max_vcpus + 100);
 	ksft_print_header();
 	ksft_set_plan(4);

@@ -72,12 +72,14 @@ static void test_source(enum vm_mem_backing_src_type type, uint64_t size)
 	kvm_vm_free(vm);
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
 	const char *name, *why;
 	char reason[160];
 	uint64_t size;
 	int type;
+
+	parse_no_options(argc, argv, "Every backing source mapped into a guest that writes and reads each page.");
 
 	ksft_print_header();
 	ksft_set_plan(NUM_SRC_TYPES);

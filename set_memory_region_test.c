@@ -129,10 +129,12 @@ static const struct {
 	{ "slot id limits", test_slot_ids },
 };
 
-int main(void)
+int main(int argc, char *argv[])
 {
 	struct ctx c = { 0 };
 	unsigned int i;
+
+	parse_no_options(argc, argv, "Memslot add, move, delete and flags; invalid slots are refused.");
 
 	c.vm = vm_create_barebones();
 	c.nr_slots = vm_check_cap(c.vm, KVM_CAP_NR_MEMSLOTS);

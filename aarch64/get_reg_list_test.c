@@ -121,10 +121,12 @@ static void guest_code(void)
 	GUEST_DONE();
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
+
+	parse_no_options(argc, argv, "KVM_GET_REG_LIST holds every register the library uses.");
 
 	TEST_REQUIRE(kvm_has_cap(KVM_CAP_ONE_REG));
 	ksft_print_header();

@@ -79,12 +79,14 @@ static void check_shutdown(struct kvm_vcpu *vcpu)
 	ksft_test_result_pass("SYSTEM_OFF: KVM_EXIT_SYSTEM_EVENT, KVM_SYSTEM_EVENT_SHUTDOWN\n");
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
 	struct kvm_vcpu *primary, *secondary;
 	struct kvm_vm *vm;
 	struct ucall uc;
 	uint64_t mpidr;
+
+	parse_no_options(argc, argv, "PSCI version, CPU_ON of a second vCPU and SYSTEM_OFF.");
 
 	TEST_REQUIRE(kvm_has_cap(KVM_CAP_ARM_PSCI_0_2));
 	ksft_print_header();

@@ -67,6 +67,11 @@ int try_parse_size(const char *str, uint64_t *size, const char **why);
 uint64_t parse_size(const char *str);
 /* A decimal integer in [min, max]; anything else is a usage error. */
 long parse_long(const char *opt, const char *str, long min, long max);
+/*
+ * For tests that take no options: -h prints @what and exits 0, anything
+ * else is a usage error (exit 1).
+ */
+void parse_no_options(int argc, char *argv[], const char *what);
 
 /* Time. */
 struct timespec timespec_add_ns(struct timespec ts, uint64_t ns);

@@ -75,6 +75,18 @@ long parse_long(const char *opt, const char *str, long min, long max)
 	return v;
 }
 
+void parse_no_options(int argc, char *argv[], const char *what)
+{
+	if (argc < 2)
+		return;
+	if (argc == 2 && !strcmp(argv[1], "-h")) {
+		printf("usage: %s\n  %s\n  Takes no options.\n", argv[0], what);
+		exit(KSFT_PASS);
+	}
+	test_usage_error("%s: takes no options or arguments ('%s'); -h for help",
+			 argv[0], argv[1]);
+}
+
 struct timespec timespec_add_ns(struct timespec ts, uint64_t ns)
 {
 	uint64_t total = timespec_to_ns(ts) + ns;

@@ -51,8 +51,10 @@ static void test_percentiles(void)
 	TEST_ASSERT(latency_hist_percentile(&a, 100) <= a.max, "p100 above max");
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
+	parse_no_options(argc, argv, "Host-only tests of the latency histogram.");
+
 	ksft_print_header();
 	ksft_set_plan(2);
 	test_buckets();

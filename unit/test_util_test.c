@@ -144,6 +144,28 @@ static void test_skip_exit(void)
 	EXPECT_CONTAINS(r.out, "arg == NULL");
 }
 
+static void child_no_options(const void *arg)
+{
+	char prog[] = "prog", *argv[3];
+
+	argv[0] = prog;
+	argv[1] = (char *)arg;
+	argv[2] = NULL;
+	parse_no_options(2, argv, "What prog does.");
+}
+
+static void test_no_options(void)
+{
+	struct child_result r;
+
+	run(child_no_options, "-x", &r);
+	TEST_ASSERT(r.status == KSFT_FAIL, "exit status %d", r.status);
+	EXPECT_CONTAINS(r.err, "prog: takes no options or arguments ('-x')");
+	run(child_no_options, "-h", &r);
+	TEST_ASSERT(r.status == KSFT_PASS, "-h exit status %d", r.status);
+	EXPECT_CONTAINS(r.out, "What prog does.");
+}
+
 static void test_timespec(void)
 {
 	struct timespec a = { .tv_sec = 5, .tv_nsec = 100 };
@@ -171,12 +193,15 @@ static const struct {
 	{ "bad backing source lists the valid ones", test_backing_bad_name },
 	{ "failure block fields", test_failure_block },
 	{ "TEST_REQUIRE skips with exit 4", test_skip_exit },
+	{ "tests without options refuse arguments", test_no_options },
 	{ "timespec arithmetic", test_timespec },
 };
 
-int main(void)
+int main(int argc, char *argv[])
 {
 	unsigned int i;
+
+	parse_no_options(argc, argv, "Host-only tests of sizes, backing sources, asserts and skips.");
 
 	ksft_print_header();
 	ksft_set_plan(ARRAY_SIZE(cases));

@@ -9,37 +9,40 @@
 
 #define UNMAPPED_GVA	0x40000000000UL
 
-static volatile uint64_t seen_vector, seen_error, seen_cr2, seen_count;
+/* Written by the guest's handlers, read by its main line: *_ONCE. */
+static uint64_t seen_vector, seen_error, seen_cr2, seen_count;
 
 static void record_and_skip(struct ex_regs *regs)
 {
-	seen_vector = regs->vector;
-	seen_error = regs->error_code;
-	seen_count++;
+	WRITE_ONCE(seen_vector, regs->vector);
+	WRITE_ONCE(seen_error, regs->error_code);
+	WRITE_ONCE(seen_count, READ_ONCE(seen_count) + 1);
 	regs->rip += 2;
 }
 
 static void pf_handler(struct ex_regs *regs)
 {
-	seen_cr2 = get_cr2();
+	WRITE_ONCE(seen_cr2, get_cr2());
 	record_and_skip(regs);
 }
 
 static void guest_code(void)
 {
 	ud2();
-	GUEST_SYNC_ARGS(UD_VECTOR, seen_vector, seen_error, seen_count, 0);
+	GUEST_SYNC_ARGS(UD_VECTOR, READ_ONCE(seen_vector), READ_ONCE(seen_error),
+			READ_ONCE(seen_count), 0);
 	load_byte_2b((void *)UNMAPPED_GVA);
-	GUEST_SYNC_ARGS(PF_VECTOR, seen_vector, seen_error, seen_count, seen_cr2);
+	GUEST_SYNC_ARGS(PF_VECTOR, READ_ONCE(seen_vector), READ_ONCE(seen_error),
+			READ_ONCE(seen_count), READ_ONCE(seen_cr2));
 	GUEST_DONE();
 }
 
-/* Both volatile, so gcc emits a real division. */
-static volatile int dividend = 100, zero;
+/* Loaded with READ_ONCE, so gcc emits a real division. */
+static int dividend = 100, zero;
 
 static void guest_divide_error(void)
 {
-	GUEST_SYNC(dividend / zero);
+	GUEST_SYNC(READ_ONCE(dividend) / READ_ONCE(zero));
 }
 
 struct expected {
@@ -107,8 +110,10 @@ static void test_unhandled(void)
 	kvm_vm_free(vm);
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
+	parse_no_options(argc, argv, "Guest #UD and #PF reach guest handlers; an unhandled one reaches the host.");
+
 	ksft_print_header();
 	ksft_set_plan(ARRAY_SIZE(expected) + 1);
 	test_handled();

@@ -86,13 +86,15 @@ static const char *dir_name(uint8_t dir)
 	return dir == KVM_EXIT_IO_OUT ? "OUT" : "IN";
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
 	uint64_t exits;
 	struct ucall uc;
 	unsigned int i;
+
+	parse_no_options(argc, argv, "Guest port I/O of 1, 2 and 4 bytes through KVM_EXIT_IO.");
 
 	ksft_print_header();
 	ksft_set_plan(ARRAY_SIZE(cases) + 1);

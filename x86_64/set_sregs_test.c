@@ -71,11 +71,13 @@ static void test_invalid(struct kvm_vcpu *vcpu, const struct sregs_case *c)
 	ksft_test_result_pass("invalid: %s refused, state kept\n", c->name);
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
 	unsigned int i;
+
+	parse_no_options(argc, argv, "KVM_SET_SREGS round trips; invalid values are refused.");
 
 	ksft_print_header();
 	ksft_set_plan(ARRAY_SIZE(valid) + ARRAY_SIZE(invalid));

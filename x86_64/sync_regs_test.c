@@ -11,11 +11,11 @@
 #define GUEST_CR2	0xc0ffe000UL
 #define ALL_SYNC	KVM_SYNC_X86_VALID_FIELDS
 
-static volatile uint64_t nmi_count;
+static uint64_t nmi_count;	/* bumped by the guest's NMI handler */
 
 static void nmi_handler(struct ex_regs *regs)
 {
-	nmi_count++;
+	WRITE_ONCE(nmi_count, READ_ONCE(nmi_count) + 1);
 }
 
 static void guest_code(void)
@@ -27,7 +27,7 @@ static void guest_code(void)
 	set_cr2(GUEST_CR2);
 	/* Host sees the guest's changes, then injects an NMI by events. */
 	GUEST_SYNC(3);
-	GUEST_SYNC_ARGS(4, nmi_count, 0, 0, 0);
+	GUEST_SYNC_ARGS(4, READ_ONCE(nmi_count), 0, 0, 0);
 	GUEST_DONE();
 }
 
@@ -110,11 +110,13 @@ static void test_events(struct kvm_vcpu *vcpu, struct ucall *uc)
 	ksft_test_result_pass("NMI made pending through s.events reaches the guest\n");
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
 	struct ucall uc;
+
+	parse_no_options(argc, argv, "KVM_CAP_SYNC_REGS round trips of regs, sregs and events.");
 
 	TEST_REQUIRE((kvm_check_cap(KVM_CAP_SYNC_REGS) & ALL_SYNC) == ALL_SYNC);
 	ksft_print_header();
