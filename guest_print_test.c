@@ -86,6 +86,9 @@ int main(int argc, char *argv[])
 		run_guest(VAL_A, VAL_B, false);
 		return 0;
 	}
+	parse_no_options(argc, argv,
+			 "GUEST_PRINTF reaches the host; a failing GUEST_ASSERT_EQ fails the host.");
+	kvm_require_dev();
 	ksft_print_header();
 	ksft_set_plan(2);
 	line = run_guest(VAL_A, VAL_A, true);

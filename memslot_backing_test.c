@@ -79,8 +79,9 @@ int main(int argc, char *argv[])
 	uint64_t size;
 	int type;
 
-	parse_no_options(argc, argv, "Every backing source mapped into a guest that writes and reads each page.");
-
+	parse_no_options(argc, argv,
+			 "Every backing source mapped into a guest that writes and reads each page.");
+	kvm_require_dev();
 	ksft_print_header();
 	ksft_set_plan(NUM_SRC_TYPES);
 	for (type = 0; type < NUM_SRC_TYPES; type++) {

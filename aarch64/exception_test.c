@@ -169,6 +169,9 @@ int main(int argc, char *argv[])
 		get_ucall(vcpu, &uc);
 		return 0;
 	}
+	parse_no_options(argc, argv,
+			 "Synchronous exceptions reach guest handlers; an unhandled one reaches the host.");
+	kvm_require_dev();
 	ksft_print_header();
 	ksft_set_plan(ARRAY_SIZE(cases) + 2);
 	test_handled();

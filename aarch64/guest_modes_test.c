@@ -90,6 +90,7 @@ int main(int argc, char *argv[])
 		else
 			help(argv[0]);
 	}
+	kvm_require_dev();
 	ksft_print_header();
 	for (i = 0; i < NUM_VM_MODES; i++) {
 		if (guest_modes_enabled[i])

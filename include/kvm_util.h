@@ -100,6 +100,8 @@ struct kvm_vm {
 
 /* Open /dev/kvm with @flags, or skip (exit 4) saying why it can't be. */
 int open_kvm_dev_path_or_exit(int flags);
+/* Skip (exit 4) unless /dev/kvm opens: call it before printing a TAP plan. */
+void kvm_require_dev(void);
 int kvm_check_cap(long cap);
 #define kvm_has_cap(cap)	(kvm_check_cap(cap) > 0)
 

@@ -16,6 +16,11 @@ int open_kvm_dev_path_or_exit(int flags)
 	return fd;
 }
 
+void kvm_require_dev(void)
+{
+	close(open_kvm_dev_path_or_exit(O_RDWR));
+}
+
 static int kvm_fd_check_api(int fd)
 {
 	int ret = kvm_ioctl(fd, KVM_GET_API_VERSION, NULL);

@@ -114,6 +114,7 @@ int main(int argc, char *argv[])
 {
 	parse_no_options(argc, argv, "Guest #UD and #PF reach guest handlers; an unhandled one reaches the host.");
 
+	kvm_require_dev();
 	ksft_print_header();
 	ksft_set_plan(ARRAY_SIZE(expected) + 1);
 	test_handled();

@@ -96,6 +96,7 @@ int main(int argc, char *argv[])
 
 	parse_no_options(argc, argv, "Guest port I/O of 1, 2 and 4 bytes through KVM_EXIT_IO.");
 
+	kvm_require_dev();
 	ksft_print_header();
 	ksft_set_plan(ARRAY_SIZE(cases) + 1);
 	vm = vm_create_with_one_vcpu(&vcpu, guest_code);

@@ -79,6 +79,7 @@ int main(int argc, char *argv[])
 
 	parse_no_options(argc, argv, "KVM_SET_SREGS round trips; invalid values are refused.");
 
+	kvm_require_dev();
 	ksft_print_header();
 	ksft_set_plan(ARRAY_SIZE(valid) + ARRAY_SIZE(invalid));
 	/* A vCPU in long mode, as vm_vcpu_add() sets it up; never run. */
