@@ -173,33 +173,6 @@ static void check_params(struct dl_params *p)
 	}
 }
 
-static bool sync_exit(struct kvm_vcpu *vcpu, uint64_t pass, char *err, size_t len)
-{
-	struct ucall uc;
-
-	switch (__get_ucall(vcpu, &uc)) {
-	case UCALL_SYNC:
-		if (uc.args[1] == pass)
-			return true;
-		snprintf(err, len, "GUEST_SYNC(%lu) in pass %lu",
-			 (unsigned long)uc.args[1], (unsigned long)pass);
-		return false;
-	case UCALL_ABORT:
-		snprintf(err, len, "guest assertion at %s:%lu: %s: %s",
-			 (const char *)uc.args[GUEST_ERROR_FILE],
-			 (unsigned long)uc.args[GUEST_ERROR_LINE],
-			 (const char *)uc.args[GUEST_ERROR_EXPR], uc.buffer);
-		return false;
-	case UCALL_NONE:
-		snprintf(err, len, "unexpected exit %u (%s)", vcpu->run->exit_reason,
-			 exit_reason_str(vcpu->run->exit_reason));
-		return false;
-	default:
-		snprintf(err, len, "unexpected ucall %lu", (unsigned long)uc.cmd);
-		return false;
-	}
-}
-
 /* One pass of a vCPU; with keep_running set it walks again until cleared. */
 static bool dl_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *err, size_t len)
 {
@@ -213,7 +186,7 @@ static bool dl_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *er
 				return false;
 			continue;
 		}
-		if (!sync_exit(vcpu, pass, err, len))
+		if (!perf_test_vcpu_sync(va, pass, err, len))
 			return false;
 		if (!READ_ONCE(keep_running))
 			return true;

@@ -118,6 +118,13 @@ typedef bool (*perf_test_pass_fn)(struct perf_test_vcpu_args *va, uint64_t pass,
 				  char *err, size_t len);
 /* KVM_RUN @vcpu, again after EINTR; false with @err set if it fails. */
 bool perf_test_vcpu_run(struct kvm_vcpu *vcpu, char *err, size_t len);
+/*
+ * After a KVM_RUN: true if the exit is the GUEST_SYNC ending @pass; else
+ * false with @err set, and a guest assert or exception kept for the report
+ * the join makes.
+ */
+bool perf_test_vcpu_sync(struct perf_test_vcpu_args *va, uint64_t pass,
+			 char *err, size_t len);
 bool perf_test_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass,
 			 char *err, size_t len);
 bool perf_test_host_pass(struct perf_test_vcpu_args *va, uint64_t pass,

@@ -58,14 +58,12 @@ bool perf_test_vcpu_run(struct kvm_vcpu *vcpu, char *err, size_t len)
 	return true;
 }
 
-bool perf_test_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass,
+bool perf_test_vcpu_sync(struct perf_test_vcpu_args *va, uint64_t pass,
 			 char *err, size_t len)
 {
 	struct perf_test_thread *t = &pt.threads[va->vcpu_idx];
 	struct kvm_vcpu *vcpu = va->vcpu;
 
-	if (!perf_test_vcpu_run(vcpu, err, len))
-		return false;
 	switch (__get_ucall(vcpu, &t->uc)) {
 	case UCALL_SYNC:
 		if (t->uc.args[1] == pass)
@@ -89,6 +87,13 @@ bool perf_test_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass,
 		snprintf(err, len, "unexpected ucall %lu", (unsigned long)t->uc.cmd);
 		return false;
 	}
+}
+
+bool perf_test_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass,
+			 char *err, size_t len)
+{
+	return perf_test_vcpu_run(va->vcpu, err, len) &&
+	       perf_test_vcpu_sync(va, pass, err, len);
 }
 
 bool perf_test_host_pass(struct perf_test_vcpu_args *va, uint64_t pass,
