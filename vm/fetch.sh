@@ -101,6 +101,54 @@ stock_kernel_dir() {
 	echo "$CACHE_DIR/$pkg"
 }
 
+# Kernel versions of Debian arch $1 that apt knows or the cache holds: the
+# VERSION of each linux-image-VERSION-ARCH package (6.1.0-57,
+# 6.12.117+deb12; no cloud/rt flavours, no metapackages), oldest first.
+debian_kernel_versions() {
+	local darch=$1
+	{
+		apt-cache pkgnames linux-image- 2>/dev/null
+		find "$CACHE_DIR" -mindepth 2 -maxdepth 2 -name .complete \
+			-path '*/linux-image-*' -printf '%h\n' 2>/dev/null | sed 's|.*/||'
+	} | sed -nE "s/^linux-image-([0-9]+\.[0-9]+\.[0-9]+(-[0-9]+|\+deb[0-9]+))-$darch\$/\1/p" |
+		sort -uV
+}
+
+# Print the Debian kernel version for $1 (a series "6.12": its newest; a
+# full version "6.12.115+deb12" or "6.1.0-57": exactly that) on Debian arch
+# $2, or fail with the versions that exist.
+resolve_debian_kernel() {
+	local want=$1 darch=$2 all pick
+	all=$(debian_kernel_versions "$darch")
+	if [[ -z $all && $EUID == 0 ]]; then
+		apt-get update -qq >&2 || true
+		all=$(debian_kernel_versions "$darch")
+	fi
+	if [[ $want =~ ^[0-9]+\.[0-9]+$ ]]; then
+		pick=$({ grep "^${want//./\\.}\." <<<"$all" || true; } | tail -n1)
+	else
+		pick=$(grep -xF "$want" <<<"$all" || true)
+	fi
+	if [[ -z $pick ]]; then
+		all=$(tr '\n' ' ' <<<"$all")
+		all=${all% }
+		die "no Debian kernel '$want' for $darch; there are: ${all:-none (apt-get update?)}"
+	fi
+	echo "$pick"
+}
+
+# Print the directory of Debian kernel package linux-image-$1-<arch> for
+# guest arch $2 (version as resolve_debian_kernel takes it), fetched once.
+debian_kernel_dir() {
+	local want=$1 darch ver pkg
+	darch=$(deb_arch "$2")
+	ensure_dpkg_arch "$darch"
+	ver=$(resolve_debian_kernel "$want" "$darch") || exit
+	pkg=linux-image-$ver-$darch
+	fetch_deb "$pkg:$darch" "$CACHE_DIR/$pkg"
+	echo "$CACHE_DIR/$pkg"
+}
+
 # x86: a bzImage spends seconds decompressing itself under TCG.  Print the
 # path of the uncompressed ELF vmlinux of bzImage $1 (QEMU boots it through
 # the PVH entry point), extracting it once next to $1; print $1 on failure.
