@@ -146,6 +146,9 @@ static void check_ring(struct dl_params *p)
 				 p->ring_entries);
 	if (!p->manual)
 		test_usage_error("-g (no manual protect) is about the dirty bitmap; the ring (-R) has no bitmap");
+	/* linux/kvm.h falls back to 0, the kvm_run page, for such headers. */
+	if (!KVM_DIRTY_LOG_PAGE_OFFSET)
+		test_skip("Dirty ring (-R): built against uapi headers without this arch's KVM_DIRTY_LOG_PAGE_OFFSET");
 	if (!kvm_dirty_ring_cap(&max))
 		test_skip("Dirty ring (-R): KVM on this host lacks KVM_CAP_DIRTY_LOG_RING");
 	if (bytes > max)

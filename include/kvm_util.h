@@ -71,6 +71,7 @@ struct kvm_vm {
 	struct vm_vrange *vranges;
 	unsigned int nr_vranges;
 	uint64_t ucall_pool;	/* GVA of the ucall pool */
+	bool memory_region2;	/* memslots through KVM_SET_USER_MEMORY_REGION2 */
 	struct kvm_vm_arch arch;
 };
 
@@ -130,6 +131,7 @@ uint64_t vcpu_get_stat(struct kvm_vcpu *vcpu, const char *name);
 bool kvm_read_stat(int fd, const char *name, uint64_t *value);
 
 /* Memslots (memslot.c). */
+bool vm_has_memory_region2(struct kvm_vm *vm);
 int __vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
 				uint32_t flags, uint64_t gpa, uint64_t size,
 				void *hva);

@@ -61,6 +61,7 @@ static void vm_open(struct kvm_vm *vm)
 {
 	vm->kvm_fd = kvm_fd_check_api(open_kvm_dev_path_or_exit(O_RDWR));
 	vm->fd = kvm_ioctl(vm->kvm_fd, KVM_CREATE_VM, vm->type);
+	vm->memory_region2 = vm_has_memory_region2(vm);
 }
 
 struct kvm_vm *vm_create_barebones(void)

@@ -10,6 +10,26 @@
 #include "bitmap.h"
 #include "kvm_util.h"
 
+/*
+ * KVM_SET_USER_MEMORY_REGION2 (KVM_CAP_USER_MEMORY2, 6.8) where the VM
+ * offers it, else the original ioctl; uapi headers without it build only
+ * the latter.
+ */
+bool vm_has_memory_region2(struct kvm_vm *vm)
+{
+#ifdef KVM_CAP_USER_MEMORY2
+	return vm_check_cap(vm, KVM_CAP_USER_MEMORY2) > 0;
+#else
+	return false;
+#endif
+}
+
+static const char *memory_region_ioctl_name(struct kvm_vm *vm)
+{
+	return vm->memory_region2 ? "KVM_SET_USER_MEMORY_REGION2" :
+				    "KVM_SET_USER_MEMORY_REGION";
+}
+
 int __vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
 				uint32_t flags, uint64_t gpa, uint64_t size,
 				void *hva)
@@ -21,7 +41,18 @@ int __vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
 		.memory_size = size,
 		.userspace_addr = (uintptr_t)hva,
 	};
+#ifdef KVM_CAP_USER_MEMORY2
+	struct kvm_userspace_memory_region2 region2 = {
+		.slot = slot,
+		.flags = flags,
+		.guest_phys_addr = gpa,
+		.memory_size = size,
+		.userspace_addr = (uintptr_t)hva,
+	};
 
+	if (vm->memory_region2)
+		return __vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION2, &region2);
+#endif
 	return __vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region);
 }
 
@@ -31,7 +62,7 @@ void vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
 {
 	int ret = __vm_set_user_memory_region(vm, slot, flags, gpa, size, hva);
 
-	TEST_ASSERT(!ret, __KVM_IOCTL_ERROR("KVM_SET_USER_MEMORY_REGION",
+	TEST_ASSERT(!ret, __KVM_IOCTL_ERROR(memory_region_ioctl_name(vm),
 					    vm->fd, ret));
 }
 
