@@ -187,8 +187,10 @@ int main(int argc, char *argv[])
 	ksft_set_plan(ARRAY_SIZE(cases));
 	ksft_print_msg("KVM_CAP_NR_MEMSLOTS: %d\n", c.nr_slots);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		const char *why = cases[i].skip ? cases[i].skip(&c) : NULL;
+		const char *why = NULL;
 
+		if (cases[i].skip)
+			why = cases[i].skip(&c);
 		if (why) {
 			ksft_test_result_skip("%s: %s\n", cases[i].name, why);
 			continue;
