@@ -72,10 +72,13 @@ ARCH_CFLAGS_x86_64 := -mno-red-zone
 ARCH_CFLAGS_aarch64 := -mno-outline-atomics
 ARCH_LIBDIR_aarch64 := $(if $(CROSS_COMPILE),-L/usr/lib/aarch64-linux-gnu)
 
+# lib.mk defines _GNU_SOURCE itself in newer kernels (6.12: -D_GNU_SOURCE=).
+GNU_SOURCE := $(if $(filter -D_GNU_SOURCE -D_GNU_SOURCE=%,$(CFLAGS)),,-D_GNU_SOURCE)
+
 # Guest code is compiled into the test and loaded at its link addresses:
 # no PIE, no stack protector (it reads TLS, which the guest has not).
 CFLAGS += -Wall -Wextra -Werror -Wstrict-prototypes -Wuninitialized \
-	  -Wno-unused-parameter -O2 -g -std=gnu99 -D_GNU_SOURCE \
+	  -Wno-unused-parameter -O2 -g -std=gnu99 $(GNU_SOURCE) \
 	  -fno-PIE -fno-stack-protector -fno-strict-aliasing -pthread \
 	  $(ARCH_CFLAGS_$(ARCH_DIR)) \
 	  -I$(top_dir)/include -I$(top_dir)/include/$(ARCH_DIR) \

@@ -7,14 +7,36 @@
 #ifndef SELFTEST_KVM_COMPILER_H
 #define SELFTEST_KVM_COMPILER_H
 
+/*
+ * kselftest.h defines some of these too, more or fewer by kernel version
+ * (6.12's has __printf and __noreturn): take it first, fill in the rest.
+ */
+#include "kselftest.h"
+
+#ifndef __printf
 #define __printf(a, b)	__attribute((format(printf, a, b)))
+#endif
+#ifndef __noreturn
 #define __noreturn	__attribute((noreturn))
+#endif
+#ifndef noinline
 #define noinline	__attribute((noinline))
+#endif
+#ifndef __packed
 #define __packed	__attribute((packed))
+#endif
+#ifndef __aligned
 #define __aligned(x)	__attribute((aligned(x)))
+#endif
+#ifndef __used
 #define __used		__attribute((used))
+#endif
+#ifndef __weak
 #define __weak		__attribute((weak))
+#endif
+#ifndef __section
 #define __section(s)	__attribute((section(s)))
+#endif
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
