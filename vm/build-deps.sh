@@ -1,12 +1,14 @@
 # shellcheck shell=bash
 # ensure_build_deps ARCH...: install what building the suite needs for each
 # ARCH (x86_64, arm64) on Debian 12: compilers, libnuma, the kselftest
-# framework (linux-source-6.1) and rsync (lib.mk's install uses it).
+# framework (linux-source-6.1), the uapi headers and the second in-tree
+# tree (linux-source-6.12) and rsync (lib.mk's install uses it).
 # As root it installs; otherwise it prints the command and fails.
 
 build_deps_missing() {
 	local arch pkg
-	local -a pkgs=(make gcc libc6-dev libnuma-dev linux-source-6.1 rsync xz-utils
+	local -a pkgs=(make gcc libc6-dev libnuma-dev linux-source-6.1
+		linux-source-6.12 rsync xz-utils
 		git cpio)
 	for arch in "$@"; do
 		[[ $arch == arm64 && $(uname -m) != aarch64 ]] || continue
