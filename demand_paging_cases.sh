@@ -31,8 +31,8 @@ cases() {
 	run ok -u MISSING -b $B -v 2 -d 10
 	run ok -u MISSING -b $B -v 2 -B
 	run ok -u MISSING -b $B -v 2 -c 0,0,0
-	run ok -u MISSING -b $B -v 2 -n 0
-	run ok -u MINOR -b $B -v 2 -s shmem -n 1
+	run ok -u MISSING -b $B -v 2 -N 0
+	run ok -u MINOR -b $B -v 2 -s shmem -N 1
 	for s in anonymous anonymous_thp anonymous_hugetlb shmem shared_hugetlb; do
 		run ok -u MISSING -b $B -v 2 -r 2 -s $s
 	done

@@ -46,7 +46,7 @@ static void help(const char *name, const struct dp_params *d)
 {
 	printf("usage: %s [-h] [-m mode] [-u MISSING|MINOR] [-d usec] [-b size]\n"
 	       "          [-s type] [-v vcpus] [-o] [-a] [-r readers] [-w epoll|poll]\n"
-	       "          [-c cpus] [-B] [-n node] [-H]\n", name);
+	       "          [-c cpus] [-n] [-p offset] [-L] [-B] [-N node] [-H]\n", name);
 	perf_test_options_help(stdout, &d->o);
 	printf(" -u: serve faults with userfaultfd: MISSING (UFFDIO_COPY into empty\n"
 	       "     memory) or MINOR (UFFDIO_CONTINUE of page cache filled through an\n"

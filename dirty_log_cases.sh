@@ -79,7 +79,7 @@ cases() {
 	run ok -m "$M" -b 2M -v 3 -o -R 4096
 	run ok -m "$M" -b 2M -v 4 -B -a
 	run ok -m "$M" -b 2M -v 2 -c 0,0,0
-	run ok -m "$M" -b 2M -v 2 -n 0
+	run ok -m "$M" -b 2M -v 2 -N 0
 	run ok -m "$M" -b 1M -i 6
 
 	run "Invalid iteration count" -i 1

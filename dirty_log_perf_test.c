@@ -55,7 +55,7 @@ static void help(const char *name, const struct dl_params *d)
 {
 	printf("usage: %s [-h] [-i iterations] [-g] [-m mode] [-b size] [-v vcpus] [-o]\n"
 	       "          [-s type] [-x memslots] [-w percent] [-a] [-r seed] [-c cpus]\n"
-	       "          [-e] [-B] [-n node] [-R ring_entries]\n", name);
+	       "          [-e] [-n] [-p offset] [-L] [-B] [-N node] [-R ring_entries]\n", name);
 	perf_test_options_help(stdout, &d->o);
 	printf(" -i: dirty passes, each followed by reading the log (default: %d, at least 2)\n"
 	       " -g: no manual protect: KVM_GET_DIRTY_LOG clears and write-protects, no\n"

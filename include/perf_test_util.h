@@ -69,7 +69,10 @@ struct perf_test_options {
 	uint32_t backing;		/* -s */
 	const char *cpu_list;		/* -c */
 	bool barrier;			/* cleared by -B */
-	int numa_node;			/* -n, -1: none */
+	bool nested;			/* -n */
+	uint64_t phys_offset;		/* -p, 0: top of guest-physical space */
+	bool large_pages;		/* -L */
+	int numa_node;			/* -N, -1: none */
 	int nr_slots;			/* -x (tests that offer it) */
 	uint32_t dirty_ring_bytes;	/* set by the test: a dirty ring (bytes) per vCPU */
 	/* Filled in by perf_test_options_check(). */
@@ -78,7 +81,7 @@ struct perf_test_options {
 	int main_cpu;			/* -1: main thread not pinned */
 };
 
-#define PERF_TEST_OPTSTRING	"m:b:v:os:c:Bn:"
+#define PERF_TEST_OPTSTRING	"m:b:v:os:c:BnN:p:L"
 
 void perf_test_options_init(struct perf_test_options *o, uint64_t bytes, int nr_vcpus);
 /* Handle option @opt if it is a shared one; false if it is not. */

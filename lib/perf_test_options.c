@@ -2,8 +2,11 @@
 /*
  * The options perf tests share, so a letter means the same in each:
  * -m mode, -b bytes per vCPU, -v vCPUs, -o overlap, -s backing source,
- * -c CPU list, -B no start barrier, -n NUMA node.  Checked in one place,
- * before any work: bad input is a usage error, what the host lacks a skip.
+ * -c CPU list, -n nested, -p guest-physical offset: as in upstream's
+ * demand_paging_test and dirty_log_perf_test; and letters no upstream
+ * version of either uses: -B no start barrier, -N NUMA node, -L largest
+ * guest pages.  Checked in one place, before any work: bad input is a
+ * usage error, what the host lacks a skip.
  */
 #include <fcntl.h>
 #include <sched.h>
@@ -23,6 +26,16 @@ void perf_test_options_init(struct perf_test_options *o, uint64_t bytes, int nr_
 		.nr_slots = 1,
 		.main_cpu = -1,
 	};
+}
+
+static uint64_t parse_phys_offset(const char *arg)
+{
+	const char *why;
+	uint64_t v;
+
+	if (try_parse_size(arg, &v, &why))
+		test_usage_error("Invalid guest-physical offset (-p) '%s': %s", arg, why);
+	return v;
 }
 
 bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg)
@@ -51,7 +64,16 @@ bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg)
 		o->barrier = false;
 		return true;
 	case 'n':
-		o->numa_node = parse_long("NUMA node (-n)", arg, 0, 1023);
+		o->nested = true;
+		return true;
+	case 'N':
+		o->numa_node = parse_long("NUMA node (-N)", arg, 0, 1023);
+		return true;
+	case 'p':
+		o->phys_offset = parse_phys_offset(arg);
+		return true;
+	case 'L':
+		o->large_pages = true;
 		return true;
 	case 'x':
 		o->nr_slots = parse_long("memslot count (-x)", arg, 1, PERF_TEST_MAX_SLOTS);
@@ -72,7 +94,14 @@ void perf_test_options_help(FILE *out, const struct perf_test_options *d)
 		"     optionally one more for the main thread\n"
 		" -B: no start barrier: vCPUs enter the guest while later vCPU threads\n"
 		"     are still being created (measures what the barrier saves)\n"
-		" -n: bind test memory to this NUMA node (checked after the run)\n");
+		" -n: run the vCPUs nested: each vCPU's guest is a small hypervisor (L1)\n"
+		"     that runs the same page walks in its own guest (L2), L2's physical\n"
+		"     memory mapped 1:1 onto L1's (x86_64: AMD SVM with NPT)\n"
+		" -p: guest-physical address of test memory, e.g. 0x40000000 (default:\n"
+		"     the top of guest-physical space); must not overlap the test binary\n"
+		" -L: map test memory in the guest with the largest pages the guest mode\n"
+		"     allows (default: the guest mode's page size)\n"
+		" -N: bind test memory to this NUMA node (checked after the run)\n");
 }
 
 int parse_cpu_list(const char *list, int *cpus, int max)
@@ -171,6 +200,8 @@ static void check_host(const struct perf_test_options *o, bool host_only)
 	if (host_only)
 		return;
 	close(open_kvm_dev_path_or_exit(O_RDWR));
+	if (o->nested)
+		test_skip("Nested vCPUs (-n): not in this build yet");
 	max = kvm_check_cap(KVM_CAP_MAX_VCPUS);
 	if (max > 0 && o->nr_vcpus > max)
 		test_skip("%d vCPUs requested, KVM allows %d per VM", o->nr_vcpus, max);
@@ -183,6 +214,8 @@ static void check_host(const struct perf_test_options *o, bool host_only)
 
 void perf_test_options_check(struct perf_test_options *o, bool host_only)
 {
+	if (host_only && o->nested)
+		test_usage_error("-n runs the vCPUs nested; -H runs no vCPUs");
 	check_sizes(o, get_backing_src_pagesz(o->backing));
 	if (o->cpu_list)
 		check_cpu_list(o);

@@ -121,17 +121,66 @@ static uint64_t page_table_pages(uint64_t pages, uint64_t page_size, int nr_slot
 	return pages / per_table + pages / (per_table * per_table) + 8 * nr_slots + 16;
 }
 
-/* The highest GPA the test memory fits below, aligned for every mapping. */
-static uint64_t test_mem_gpa(struct kvm_vm *vm, uint64_t size, uint32_t backing)
+/* Test memory is aligned for the backing's pages and the guest's. */
+static uint64_t test_mem_align(struct kvm_vm *vm, uint32_t backing)
 {
-	uint64_t align = get_backing_src_pagesz(backing), top;
+	uint64_t align = get_backing_src_pagesz(backing);
 
-	if (align < vm->page_size)
-		align = vm->page_size;
+	return align < vm->page_size ? vm->page_size : align;
+}
+
+/* The highest GPA the test memory fits below, aligned for every mapping. */
+static uint64_t test_mem_top_gpa(struct kvm_vm *vm, uint64_t size, uint32_t backing)
+{
+	uint64_t align = test_mem_align(vm, backing), top;
+
 	top = (vm->max_gfn + 1) << vm->page_shift;
 	TEST_ASSERT(size + align < top, "0x%lx bytes of test memory do not fit in %u PA bits",
 		    (unsigned long)size, vm->pa_bits);
 	return ALIGN_DOWN(top - size, align);
+}
+
+/*
+ * -p: where the user put it, if it is aligned, fits and leaves slot 0
+ * (the test binary, page tables, stacks) alone.
+ */
+static uint64_t test_mem_gpa(struct kvm_vm *vm, uint64_t size, const struct perf_test_options *o)
+{
+	uint64_t align = test_mem_align(vm, o->backing), gpa = o->phys_offset;
+	uint64_t top = (vm->max_gfn + 1) << vm->page_shift;
+	struct userspace_mem_region *r = memslot2region(vm, 0);
+	uint64_t low = r->region.guest_phys_addr, high = low + r->region.memory_size;
+
+	if (!gpa)
+		return test_mem_top_gpa(vm, size, o->backing);
+	if (gpa % align)
+		test_usage_error("Guest-physical offset 0x%lx (-p) is not aligned to 0x%lx (%s pages)",
+				 (unsigned long)gpa, (unsigned long)align,
+				 vm_mem_backing_src_alias(o->backing)->name);
+	if (gpa > top || size > top - gpa)
+		test_usage_error("Test memory 0x%lx bytes at GPA 0x%lx (-p) ends beyond the guest's 0x%lx (%u PA bits)",
+				 (unsigned long)size, (unsigned long)gpa, (unsigned long)top,
+				 vm->pa_bits);
+	if (gpa < high && low < gpa + size)
+		test_usage_error("Test memory at GPA [0x%lx, 0x%lx) (-p) overlaps the test binary's memory [0x%lx, 0x%lx)",
+				 (unsigned long)gpa, (unsigned long)(gpa + size),
+				 (unsigned long)low, (unsigned long)high);
+	return gpa;
+}
+
+/* The guest mode's page size, or with -L the largest pages that fit. */
+static void map_test_mem(struct kvm_vm *vm, const struct perf_test_options *o, uint64_t pages)
+{
+	struct perf_test_args *pta = &perf_test_args;
+	uint64_t i;
+
+	vm_vaddr_reserve(vm, pta->gva, pta->size);
+	if (o->large_pages) {
+		virt_map(vm, pta->gva, pta->gpa, pages);
+		return;
+	}
+	for (i = 0; i < pages; i++)
+		virt_pg_map(vm, pta->gva + i * vm->page_size, pta->gpa + i * vm->page_size);
 }
 
 static void add_test_slots(struct kvm_vm *vm, const struct perf_test_options *o)
@@ -168,10 +217,9 @@ struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
 	vm = __vm_create(mode, o->nr_vcpus, page_table_pages(pages, page_size, o->nr_slots));
 	pta->vm = vm;
 	pta->gva = PERF_TEST_GVA;
-	pta->gpa = test_mem_gpa(vm, pta->size, o->backing);
+	pta->gpa = test_mem_gpa(vm, pta->size, o);
 	add_test_slots(vm, o);
-	vm_vaddr_reserve(vm, pta->gva, pta->size);
-	virt_map(vm, pta->gva, pta->gpa, pages);
+	map_test_mem(vm, o, pages);
 
 	/* A dirty ring can only be enabled while the VM has no vCPU. */
 	if (o->dirty_ring_bytes)
@@ -181,9 +229,12 @@ struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
 		vcpu_args_set(pta->vcpu_args[i].vcpu, 1, (uint64_t)i);
 	}
 	sync_global_to_guest(vm, perf_test_args);
-	ksft_print_msg("Test memory: 0x%lx bytes at GPA 0x%lx in %d slot(s) of %s\n",
+	ksft_print_msg("Test memory: 0x%lx bytes at GPA 0x%lx in %d slot(s) of %s, mapped with %s\n",
 		       (unsigned long)pta->size, (unsigned long)pta->gpa, o->nr_slots,
-		       vm_mem_backing_src_alias(o->backing)->name);
+		       vm_mem_backing_src_alias(o->backing)->name,
+		       o->large_pages ? "the largest guest pages that fit (-L)" :
+		       page_size == 4096 ? "4K guest pages" :
+		       page_size == 16384 ? "16K guest pages" : "64K guest pages");
 	return vm;
 }
 
