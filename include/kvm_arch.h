@@ -35,6 +35,19 @@
  *   vm_install_exception_handler(vm, vector, handler)  arch-typed handler
  *   ucall_arch_report_unhandled(uc)	fail the test for a UCALL_UNHANDLED
  *
+ * Nested vCPUs (lib/<arch>/nested.c): the vCPU runs a small hypervisor
+ * (L1) that runs guest code in its own guest (L2), L2's GPAs mapped 1:1
+ * onto L1's, L2's ucalls reaching the host directly
+ *   nested_arch_unavailable(why, len)	false if this host can, else why not
+ *   nested_arch_extra_pages(nr_vcpus, bytes)  slot-0 pages the setup needs
+ *					for @bytes of test memory
+ *   nested_arch_vm_setup(vm)		L1's tables for L2: every memslot, 1:1
+ *					(after the last memslot is added)
+ *   nested_arch_vcpu_setup(vm, vcpu, l2_code, arg)  the vCPU starts in L1,
+ *					which runs @l2_code(@arg) in L2
+ *   nested_arch_vcpu_in_l2(vcpu)	1 if the vCPU's last exit came from
+ *					L2, 0 from L1, -1 if KVM does not say
+ *
  * ucall exit (lib/<arch>/ucall.c)
  *   ucall_arch_init(vm)		reserve whatever the exit needs
  *   ucall_arch_do_ucall(gva)	guest: exit to the host with @gva
@@ -44,6 +57,7 @@
 #define SELFTEST_KVM_ARCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -74,6 +88,13 @@ void vcpu_args_set(struct kvm_vcpu *vcpu, unsigned int num, ...);
 void vcpu_arch_dump(FILE *stream, struct kvm_vcpu *vcpu, int indent);
 
 void ucall_arch_report_unhandled(struct ucall *uc);
+
+bool nested_arch_unavailable(char *why, size_t len);
+uint64_t nested_arch_extra_pages(uint32_t nr_vcpus, uint64_t bytes);
+void nested_arch_vm_setup(struct kvm_vm *vm);
+void nested_arch_vcpu_setup(struct kvm_vm *vm, struct kvm_vcpu *vcpu, void *l2_code,
+			    uint64_t arg);
+int nested_arch_vcpu_in_l2(struct kvm_vcpu *vcpu);
 
 void ucall_arch_init(struct kvm_vm *vm);
 void ucall_arch_do_ucall(uint64_t uc_gva);

@@ -56,6 +56,7 @@ struct perf_test_args {
 	uint32_t backing;
 	int nr_slots;
 	bool partition;
+	bool nested;
 };
 
 extern struct perf_test_args perf_test_args;
@@ -111,7 +112,10 @@ void *perf_test_alias(uint64_t off);
 /* Walk vCPU @idx's pages at @base (GVA or host address); guest-safe. */
 uint64_t perf_test_touch_pages(uint64_t base, uint32_t idx);
 bool perf_test_page_written(uint64_t off);
-/* Assert every written page holds PERF_TEST_PATTERN; pages checked. */
+/*
+ * Assert every written page holds PERF_TEST_PATTERN, and with -n that
+ * every vCPU's last exit came from L2; pages checked.
+ */
 uint64_t perf_test_check_memory(void);
 /* Assert every touched page of test memory is on NUMA node @node. */
 void perf_test_numa_check(int node);

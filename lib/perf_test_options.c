@@ -200,8 +200,8 @@ static void check_host(const struct perf_test_options *o, bool host_only)
 	if (host_only)
 		return;
 	close(open_kvm_dev_path_or_exit(O_RDWR));
-	if (o->nested)
-		test_skip("Nested vCPUs (-n): not in this build yet");
+	if (o->nested && nested_arch_unavailable(why, sizeof(why)))
+		test_skip("%s", why);
 	max = kvm_check_cap(KVM_CAP_MAX_VCPUS);
 	if (max > 0 && o->nr_vcpus > max)
 		test_skip("%d vCPUs requested, KVM allows %d per VM", o->nr_vcpus, max);

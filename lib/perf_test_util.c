@@ -106,6 +106,7 @@ static void setup_vcpu_args(const struct perf_test_options *o, uint64_t page_siz
 	pta->backing = o->backing;
 	pta->nr_slots = o->nr_slots;
 	pta->partition = o->partition;
+	pta->nested = o->nested;
 	for (i = 0; i < o->nr_vcpus; i++) {
 		pta->vcpu_args[i].vcpu_idx = i;
 		pta->vcpu_args[i].offset = o->partition ? i * o->vcpu_memory_bytes : 0;
@@ -207,26 +208,36 @@ struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
 				   const struct perf_test_options *o)
 {
 	struct perf_test_args *pta = &perf_test_args;
-	uint64_t page_size = vm_guest_mode(mode)->page_size, pages;
+	uint64_t page_size = vm_guest_mode(mode)->page_size, pages, extra;
+	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
 	int i;
 
 	memset(pta, 0, sizeof(*pta));
 	setup_vcpu_args(o, page_size);
 	pages = pta->size / page_size;
-	vm = __vm_create(mode, o->nr_vcpus, page_table_pages(pages, page_size, o->nr_slots));
+	extra = page_table_pages(pages, page_size, o->nr_slots);
+	if (o->nested)
+		extra += nested_arch_extra_pages(o->nr_vcpus, pta->size);
+	vm = __vm_create(mode, o->nr_vcpus, extra);
 	pta->vm = vm;
 	pta->gva = PERF_TEST_GVA;
 	pta->gpa = test_mem_gpa(vm, pta->size, o);
 	add_test_slots(vm, o);
 	map_test_mem(vm, o, pages);
+	if (o->nested)
+		nested_arch_vm_setup(vm);
 
 	/* A dirty ring can only be enabled while the VM has no vCPU. */
 	if (o->dirty_ring_bytes)
 		vm_enable_dirty_ring(vm, o->dirty_ring_bytes);
 	for (i = 0; i < o->nr_vcpus; i++) {
-		pta->vcpu_args[i].vcpu = vm_vcpu_add(vm, i, perf_test_guest_code);
-		vcpu_args_set(pta->vcpu_args[i].vcpu, 1, (uint64_t)i);
+		vcpu = vm_vcpu_add(vm, i, perf_test_guest_code);
+		if (o->nested)
+			nested_arch_vcpu_setup(vm, vcpu, perf_test_guest_code, i);
+		else
+			vcpu_args_set(vcpu, 1, (uint64_t)i);
+		pta->vcpu_args[i].vcpu = vcpu;
 	}
 	sync_global_to_guest(vm, perf_test_args);
 	ksft_print_msg("Test memory: 0x%lx bytes at GPA 0x%lx in %d slot(s) of %s, mapped with %s\n",
@@ -235,6 +246,8 @@ struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
 		       o->large_pages ? "the largest guest pages that fit (-L)" :
 		       page_size == 4096 ? "4K guest pages" :
 		       page_size == 16384 ? "16K guest pages" : "64K guest pages");
+	if (o->nested)
+		ksft_print_msg("Nested: each vCPU runs L1, which runs the page walks in L2, L2's memory mapped 1:1 onto L1's\n");
 	return vm;
 }
 
@@ -304,11 +317,23 @@ void *perf_test_alias(uint64_t off)
 	return (uint8_t *)pta->host_region.host_alias + off;
 }
 
+/* The passes ran in L2: each vCPU stopped at a GUEST_SYNC from L2. */
+static void check_nested(void)
+{
+	struct perf_test_args *pta = &perf_test_args;
+	uint32_t i;
+
+	for (i = 0; pta->nested && pta->vm && i < pta->nr_vcpus; i++)
+		TEST_ASSERT(nested_arch_vcpu_in_l2(pta->vcpu_args[i].vcpu),
+			    "vCPU %u last exited from L1, not L2: its passes did not run nested", i);
+}
+
 uint64_t perf_test_check_memory(void)
 {
 	struct perf_test_args *pta = &perf_test_args;
 	uint64_t off, got, checked = 0;
 
+	check_nested();
 	for (off = 0; off < pta->size; off += pta->page_size) {
 		if (!perf_test_page_written(off))
 			continue;

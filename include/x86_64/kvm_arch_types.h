@@ -12,6 +12,7 @@ struct kvm_vm_arch {
 	uint64_t idt;
 	uint64_t tss;
 	uint64_t handlers;	/* GVA of the exception handler table */
+	uint64_t nested_root;	/* GPA of L1's tables for L2 (NPT), 0: none */
 };
 
 #define VM_MODE_DEFAULT			VM_MODE_PXXV48_4K

@@ -35,6 +35,10 @@
 #define EFER_LME	(1UL << 8)
 #define EFER_LMA	(1UL << 10)
 #define EFER_NX		(1UL << 11)
+#define EFER_SVME	(1UL << 12)
+
+#define MSR_EFER		0xc0000080
+#define MSR_VM_HSAVE_PA		0xc0010117
 
 #define X86_EFLAGS_FIXED	(1UL << 1)
 #define X86_EFLAGS_IF		(1UL << 9)
@@ -160,6 +164,20 @@ static inline uint32_t inl(uint16_t port)
 	return v;
 }
 
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr) : "memory");
+	return lo | ((uint64_t)hi << 32);
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ __volatile__("wrmsr" : : "a"((uint32_t)v), "d"((uint32_t)(v >> 32)), "c"(msr)
+			     : "memory");
+}
+
 /*
  * Load a byte with a 2-byte instruction (mov (%rdi), %al), so a #PF
  * handler can skip it with rip += 2, as for ud2().
@@ -200,5 +218,15 @@ void x86_segment_code(struct kvm_segment *seg);
 void x86_segment_data(struct kvm_segment *seg);
 void x86_segment_tss(struct kvm_vm *vm, struct kvm_segment *seg);
 void x86_sregs_tables(struct kvm_vm *vm, struct kvm_sregs *sregs);
+/*
+ * Map @va to @pa with one @size (4K, 2M, 1G) entry in the 4-level tables
+ * at @root (guest page tables, or NPT/EPT for L2), allocating tables with
+ * @table_flags; the leaf gets @leaf_flags (and the large-page bit).
+ */
+void x86_pt_map(struct kvm_vm *vm, uint64_t root, uint64_t va, uint64_t pa, uint64_t size,
+		uint64_t table_flags, uint64_t leaf_flags);
+/* A new guest stack: the RSP to start guest code with. */
+uint64_t x86_guest_stack(struct kvm_vm *vm);
+bool x86_pt_mapped(struct kvm_vm *vm, uint64_t root, uint64_t va);
 
 #endif /* SELFTEST_KVM_PROCESSOR_H */

@@ -59,28 +59,58 @@ static bool gva_canonical(struct kvm_vm *vm, uint64_t gva)
 	return (uint64_t)s == gva;
 }
 
-void virt_arch_pg_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t size)
+void x86_pt_map(struct kvm_vm *vm, uint64_t root, uint64_t va, uint64_t pa, uint64_t size,
+		uint64_t table_flags, uint64_t leaf_flags)
 {
 	int level, target = size == level_size(2) ? 2 : size == level_size(1) ? 1 : 0;
-	uint64_t *table = pt_hva(vm, vm->pgd), *pte;
+	uint64_t *table = pt_hva(vm, root), *pte;
 
 	TEST_ASSERT(size == level_size(target), "Mapping size 0x%lx not 4K, 2M or 1G",
 		    (unsigned long)size);
-	TEST_ASSERT(IS_ALIGNED(gva | gpa, size), "GVA 0x%lx / GPA 0x%lx not aligned to 0x%lx",
-		    (unsigned long)gva, (unsigned long)gpa, (unsigned long)size);
-	TEST_ASSERT(gva_canonical(vm, gva), "GVA 0x%lx not canonical", (unsigned long)gva);
+	TEST_ASSERT(IS_ALIGNED(va | pa, size), "Address 0x%lx / GPA 0x%lx not aligned to 0x%lx",
+		    (unsigned long)va, (unsigned long)pa, (unsigned long)size);
 	for (level = PT_LEVELS - 1; level > target; level--) {
-		pte = &table[pt_index(gva, level)];
+		pte = &table[pt_index(va, level)];
 		if (!(*pte & PTE_PRESENT))
-			*pte = vm_alloc_page_table(vm) | PTE_PRESENT | PTE_WRITABLE;
-		TEST_ASSERT(!(*pte & PTE_LARGE), "GVA 0x%lx: already in a 0x%lx mapping",
-			    (unsigned long)gva, (unsigned long)level_size(level));
+			*pte = vm_alloc_page_table(vm) | table_flags;
+		TEST_ASSERT(!(*pte & PTE_LARGE), "Address 0x%lx: already in a 0x%lx mapping",
+			    (unsigned long)va, (unsigned long)level_size(level));
 		table = pt_hva(vm, *pte);
 	}
-	pte = &table[pt_index(gva, target)];
-	TEST_ASSERT(!(*pte & PTE_PRESENT), "GVA 0x%lx already mapped (PTE 0x%lx)",
-		    (unsigned long)gva, (unsigned long)*pte);
-	*pte = gpa | PTE_PRESENT | PTE_WRITABLE | (target ? PTE_LARGE : 0);
+	pte = &table[pt_index(va, target)];
+	TEST_ASSERT(!(*pte & PTE_PRESENT), "Address 0x%lx already mapped (PTE 0x%lx)",
+		    (unsigned long)va, (unsigned long)*pte);
+	*pte = pa | leaf_flags | (target ? PTE_LARGE : 0);
+}
+
+/* The present leaf entry mapping @va under @root and its level, or NULL. */
+static uint64_t *pt_leaf(struct kvm_vm *vm, uint64_t root, uint64_t va, int *level)
+{
+	uint64_t *table = pt_hva(vm, root), *pte;
+
+	for (*level = PT_LEVELS - 1; *level >= 0; (*level)--) {
+		pte = &table[pt_index(va, *level)];
+		if (!(*pte & PTE_PRESENT))
+			return NULL;
+		if (!*level || (*pte & PTE_LARGE))
+			return pte;
+		table = pt_hva(vm, *pte);
+	}
+	return NULL;
+}
+
+bool x86_pt_mapped(struct kvm_vm *vm, uint64_t root, uint64_t va)
+{
+	int level;
+
+	return pt_leaf(vm, root, va, &level);
+}
+
+void virt_arch_pg_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t size)
+{
+	TEST_ASSERT(gva_canonical(vm, gva), "GVA 0x%lx not canonical", (unsigned long)gva);
+	x86_pt_map(vm, vm->pgd, gva, gpa, size, PTE_PRESENT | PTE_WRITABLE,
+		   PTE_PRESENT | PTE_WRITABLE);
 }
 
 int virt_arch_page_sizes(struct kvm_vm *vm, uint64_t sizes[4])
@@ -98,23 +128,17 @@ int virt_arch_page_sizes(struct kvm_vm *vm, uint64_t sizes[4])
 
 bool addr_arch_gva2gpa(struct kvm_vm *vm, uint64_t gva, uint64_t *gpa)
 {
-	uint64_t *table = pt_hva(vm, vm->pgd), pte;
+	uint64_t *pte;
 	int level;
 
 	if (!gva_canonical(vm, gva))
 		return false;
-	for (level = PT_LEVELS - 1; level >= 0; level--) {
-		pte = table[pt_index(gva, level)];
-		if (!(pte & PTE_PRESENT))
-			return false;
-		if (!level || (pte & PTE_LARGE)) {
-			*gpa = (pte & PTE_ADDR_MASK & ~(level_size(level) - 1)) |
-			       (gva & (level_size(level) - 1));
-			return true;
-		}
-		table = pt_hva(vm, pte);
-	}
-	return false;
+	pte = pt_leaf(vm, vm->pgd, gva, &level);
+	if (!pte)
+		return false;
+	*gpa = (*pte & PTE_ADDR_MASK & ~(level_size(level) - 1)) |
+	       (gva & (level_size(level) - 1));
+	return true;
 }
 
 static void pt_dump(FILE *stream, struct kvm_vm *vm, uint64_t table_gpa, int level,

@@ -59,20 +59,23 @@ static void vcpu_setup_long_mode(struct kvm_vm *vm, struct kvm_vcpu *vcpu)
 	vcpu_sregs_set(vcpu, &sregs);
 }
 
-void vcpu_arch_add(struct kvm_vm *vm, struct kvm_vcpu *vcpu)
+uint64_t x86_guest_stack(struct kvm_vm *vm)
 {
 	uint64_t size = DEFAULT_STACK_PGS * vm->page_size;
-	uint64_t stack = vm_vaddr_alloc(vm, size, GUEST_STACK_VADDR_MIN);
+	uint64_t rsp = vm_vaddr_alloc(vm, size, GUEST_STACK_VADDR_MIN) + size - 8;
+
+	/* A return from guest_code lands in a stub that reports it. */
+	*(uint64_t *)addr_gva2hva(vm, rsp) = (uint64_t)guest_code_return_stub;
+	return rsp;
+}
+
+void vcpu_arch_add(struct kvm_vm *vm, struct kvm_vcpu *vcpu)
+{
 	struct kvm_regs regs = { 0 };
-	uint64_t *ret;
 
 	vcpu_init_cpuid(vcpu, kvm_get_supported_cpuid());
 	vcpu_setup_long_mode(vm, vcpu);
-
-	/* A return from guest_code lands in a stub that reports it. */
-	regs.rsp = stack + size - 8;
-	ret = addr_gva2hva(vm, regs.rsp);
-	*ret = (uint64_t)guest_code_return_stub;
+	regs.rsp = x86_guest_stack(vm);
 	regs.rflags = X86_EFLAGS_FIXED;
 	vcpu_regs_set(vcpu, &regs);
 }

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * x86_64 nested vCPUs: what lib/x86_64/nested.c (vendor-neutral: probing,
+ * L1's 1:1 tables for L2, per-vCPU pages) shares with each vendor's file
+ * (svm.c: VMCB, NPT, VMRUN).
+ */
+#ifndef SELFTEST_KVM_X86_NESTED_H
+#define SELFTEST_KVM_X86_NESTED_H
+
+#include "processor.h"
+
+/* Per vCPU, in guest memory: what L1 needs to run L2. */
+struct nested_vcpu {
+	uint64_t l2_arg;	/* L2's first argument (RDI) */
+	uint64_t ctl_gva;	/* the vendor's control block (VMCB) */
+	uint64_t ctl_gpa;
+	uint64_t host_gpa;	/* where the CPU saves L1's state (VM_HSAVE_PA) */
+};
+
+struct nested_vendor {
+	const char *name;
+	/* Entry bits of L1's tables for L2: table entries and leaves. */
+	uint64_t table_flags;
+	uint64_t leaf_flags;
+	/* Host: false with the reason if KVM's guest CPUID lacks a need. */
+	bool (*available)(char *why, size_t len);
+	/* Host: fill the control block: L2 starts at @rip, @rsp. */
+	void (*vcpu_setup)(struct kvm_vm *vm, struct kvm_vcpu *vcpu,
+			   const struct nested_vcpu *n, uint64_t root,
+			   uint64_t rip, uint64_t rsp);
+	/* Guest: L1's code, entered with @n's GVA. */
+	void (*l1_code)(struct nested_vcpu *n);
+};
+
+extern const struct nested_vendor nested_svm;
+
+#endif /* SELFTEST_KVM_X86_NESTED_H */
