@@ -3,7 +3,7 @@
 #
 # demand_paging_test over a table of cases: userfaultfd modes, every
 # backing source, 1..4 vCPUs, 1..8 readers, -o, -a, both wake modes, the
-# host-only mode, and bad input (exit 1 with the reason on stderr).
+# host-only mode, nested vCPUs (-n), -p, -L, and bad input (exit 1 with the reason on stderr).
 # A case the host cannot run (no hugepages, no MINOR support...) is a
 # skip.  Prints TAP; exits 1 if any case failed, 4 if all were skipped.
 #
@@ -41,6 +41,17 @@ cases() {
 		run ok -u MINOR -b $B -v 2 -r 2 -s $s -a
 		run ok -u MINOR -b $B -v 2 -r 2 -s $s -o
 	done
+	run ok -b $B -v 2 -L
+	run ok -u MISSING -b $B -v 2 -p 0x40000000
+	# Nested (-n): L2 walks the pages under L1's NPT; a skip where KVM
+	# cannot nest (arm64, no svm in the guest CPUID).
+	run ok -n -b $B -v 2
+	run ok -n -u MISSING -b $B -v 2 -r 2
+	run ok -n -u MISSING -b $B -v 2 -o
+	for s in anonymous_thp anonymous_hugetlb shmem shared_hugetlb; do
+		run ok -n -u MISSING -b $B -v 2 -s $s
+	done
+	run ok -n -u MINOR -b $B -v 2 -s shmem
 	run ok -H -b $B -v 2
 	run ok -H -u MISSING -b $B -v 4 -r 8
 	run ok -H -u MISSING -b $B -v 2 -r 4 -w poll -o
@@ -62,6 +73,13 @@ cases() {
 	run "Invalid CPU list" -v 2 -c 0,x
 	run "Unknown wake mode" -w foo
 	run "Unexpected argument" extra
+	run "runs no vCPUs" -n -H
+	run "overlaps the test binary" -p 0x1000
+	run "is not aligned" -p 0x40000001
+	run "is not aligned" -p 0x40001000 -s anonymous_hugetlb -b 2M
+	run "ends beyond the guest" -p 0x7ffffffffffff000
+	run "Invalid guest-physical offset" -p x
+	run "Invalid NUMA node" -N -1
 }
 
 cases_main

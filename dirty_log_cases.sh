@@ -4,9 +4,10 @@
 # dirty_log_perf_test over a table of cases: every backing source the
 # host can give, 1..4 vCPUs by 1..4 memslots, manual protect on and off
 # (-g), the dirty ring on and off (-R; a skip where KVM lacks it), the
-# ring filling up, -w, -a, -o, -e, -B, -c, and bad input (exit 1 with the
-# reason on stderr).  Every passing case also checked the dirty log of
-# each pass against the pages written.  Prints TAP; exits 1 if any case
+# ring filling up, -w, -a, -o, -e, -B, -c, nested vCPUs (-n: each
+# backing, -g, the ring; a skip where KVM cannot nest), -p, -L, and bad
+# input (exit 1 with the reason on stderr).  Every passing case also
+# checked the dirty log of each pass against the pages written.  Prints TAP; exits 1 if any case
 # failed, 4 if all were skipped.
 #
 # usage: dirty_log_cases.sh [PATH_TO_dirty_log_perf_test]
@@ -56,7 +57,9 @@ cases() {
 		kb=$(hugepage_kb "$s")
 		kb=$((${kb:-0} > 2048 ? ${kb:-0} : 2048))
 		v=$((kb > 262144 ? 1 : 2))
-		for opt in "" -g "-R 4096"; do
+		for opt in "" -g "-R 4096" -n "-n -g" "-n -R 4096"; do
+			# Nested: the backings of 2M pages or less are enough to tell.
+			case "$opt" in -n*) [ "$kb" -gt 2048 ] && continue ;; esac
 			# shellcheck disable=SC2086 # $opt: no option or one with its value
 			if [ $((kb * v)) -ge "$ram_kb" ]; then
 				skip "$((kb / 1024))M pages do not fit in this machine's RAM" \
@@ -81,6 +84,11 @@ cases() {
 	run ok -m "$M" -b 2M -v 2 -c 0,0,0
 	run ok -m "$M" -b 2M -v 2 -N 0
 	run ok -m "$M" -b 1M -i 6
+	run ok -m "$M" -b 2M -v 2 -L
+	run ok -m "$M" -b 2M -v 2 -x 2 -p 0x40000000
+	run ok -m "$M" -b 2M -v 2 -n -w 50 -a -i 3
+	run ok -m "$M" -b 2M -v 3 -n -o -x 2
+	run ok -m "$M" -b 2M -v 2 -n -e
 
 	run "Invalid iteration count" -i 1
 	run "Invalid iteration count" -i x
@@ -110,6 +118,8 @@ cases() {
 	run "has 1 CPUs" -v 2 -c 0
 	run "invalid option" -z
 	run "Unexpected argument" extra
+	run "overlaps the test binary" -p 0x100000
+	run "is not aligned" -p 0x40000800
 }
 
 cases_main
