@@ -126,7 +126,7 @@ static void check_size(const struct dl_params *p)
 	uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
 	uint64_t per_vcpu = p->o.vcpu_memory_bytes;
 
-	if (p->o.partition && per_vcpu > UINT64_MAX / p->o.nr_vcpus)
+	if (per_vcpu > UINT64_MAX / p->o.nr_vcpus)
 		test_usage_error("Test memory of %d vCPUs x 0x%lx bytes (-v, -b) overflows",
 				 p->o.nr_vcpus, (unsigned long)per_vcpu);
 	if (perf_test_mem_size(&p->o) > ram)

@@ -3,9 +3,10 @@
  * perf_test_util: a VM whose vCPUs walk test memory, for performance
  * tests (demand paging, dirty logging).
  *
- * Test memory is nr_vcpus * vcpu_memory_bytes (each vCPU its own slice),
- * or vcpu_memory_bytes shared by every vCPU (-o), in one or more memslots
- * at the top of guest-physical space, mapped at PERF_TEST_GVA.  In each
+ * Test memory is nr_vcpus * vcpu_memory_bytes, each vCPU its own slice,
+ * or with -o every vCPU walking all of it (as upstream's -o), in one or
+ * more memslots at the top of guest-physical space (or at -p), mapped at
+ * PERF_TEST_GVA.  In each
  * pass a vCPU touches the first 8 bytes of each of its guest pages, in
  * order or in a seeded random order, writing (write_percent of the pages)
  * a value derived from the page's offset in test memory, then GUEST_SYNCs
@@ -101,6 +102,7 @@ int parse_cpu_list(const char *list, int *cpus, int max);
 /* The VM, or host-only memory (perf_test_util.c). */
 struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
 				   const struct perf_test_options *o);
+/* Prints the run's KVM stats (a RESULT_STATS line), then frees the VM. */
 void perf_test_destroy_vm(struct kvm_vm *vm);
 void perf_test_setup_host_mem(const struct perf_test_options *o, uint64_t page_size);
 void perf_test_free_host_mem(void);

@@ -87,7 +87,8 @@ void perf_test_options_help(FILE *out, const struct perf_test_options *d)
 	guest_modes_help(out);
 	fprintf(out, " -b: guest memory each vCPU touches, e.g. 10M or 3G (default: %luM)\n"
 		" -v: number of vCPUs (default: %d, at most %d)\n"
-		" -o: overlap: every vCPU touches the same memory, instead of its own slice\n",
+		" -o: overlap: every vCPU touches all of test memory (vCPUs x size), instead\n"
+		"     of its own slice\n",
 		(unsigned long)(d->vcpu_memory_bytes / MB), d->nr_vcpus, KVM_MAX_VCPUS);
 	backing_src_help(out, "-s");
 	fprintf(out, " -c: pin vCPU threads to these CPUs, e.g. 2,3,4-5: one per vCPU, plus\n"
