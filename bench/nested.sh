@@ -32,22 +32,21 @@ VM_ARGS=()
 
 # One line per run: "RUN name nested" + its RESULT and RESULT_STATS lines.
 RUN_TIMEOUT=600
-# shellcheck disable=SC2016 # $t: the guest shell's, not ours
+# shellcheck disable=SC2016 # $tst: the guest shell's, not ours
 guest_loop() {
 	cat <<LOOP
 run() {
-  name=\$1; n=\$2; shift 2
-  set -- "\$@" \$n
-  t=\$1; shift
-$(bench_guest_watch '$t' $RUN_TIMEOUT)
-  echo "RUN \$name \${n:-plain} \$(grep '^RESULT \|^RESULT_STATS ' /tmp/out | tr '\n' ' ')"
-  grep -q '^RESULT ' /tmp/out || { echo "FAILED \$name \$n"; tail -3 /tmp/out; }
+  what=\$1; mode=\$2; tst=\$3; shift 3
+  set -- "\$@" \$mode
+$(bench_guest_watch '$tst' $RUN_TIMEOUT)
+  echo "RUN \$what \${mode:-plain} \$(grep '^RESULT \|^RESULT_STATS ' /tmp/out | tr '\n' ' ')"
+  grep -q '^RESULT ' /tmp/out || { echo "FAILED \$what \$mode"; tail -3 /tmp/out; }
 }
 for rep in \$(seq $RUNS); do
-  for n in "" -n; do
-    run dirty_log "\$n" dirty_log_perf_test -b $SIZE -v $VCPUS -i 3
-    run kvm_alone "\$n" demand_paging_test -b $SIZE -v $VCPUS
-    run missing "\$n" demand_paging_test -u MISSING -b $SIZE -v $VCPUS
+  for m in "" -n; do
+    run dirty_log "\$m" dirty_log_perf_test -b $SIZE -v $VCPUS -i 3
+    run kvm_alone "\$m" demand_paging_test -b $SIZE -v $VCPUS
+    run missing "\$m" demand_paging_test -u MISSING -b $SIZE -v $VCPUS
   done
 done
 LOOP
