@@ -102,7 +102,7 @@ echo
 echo "KVM stats, median, summed over the vCPUs (dirty_log_perf_test run; kvm_alone run):"
 printf '| %-18s | %-12s | %-12s | %-12s | %-12s |\n' stat "dirty: plain" "dirty: -n" \
 	"alone: plain" "alone: -n"
-for s in exits pf_taken pf_fixed pf_emulate pf_spurious nested_run insn_emulation \
+for s in exits pf_taken pf_fixed pf_fast pf_emulate pf_spurious nested_run insn_emulation \
 	 mmu_shadow_zapped mmu_cache_miss mmu_pte_write mmu_unsync pages_4k; do
 	printf '| %-18s | %12.0f | %12.0f | %12.0f | %12.0f |\n' "$s" \
 		"$(stats dirty_log plain "$s" | cut -d' ' -f1)" \
