@@ -102,7 +102,8 @@ void perf_test_options_help(FILE *out, const struct perf_test_options *d)
 		"     the top of guest-physical space); must not overlap the test binary\n"
 		" -L: map test memory in the guest with the largest pages the guest mode\n"
 		"     allows (default: the guest mode's page size)\n"
-		" -N: bind test memory to this NUMA node (checked after the run)\n");
+		" -N: bind test memory to this NUMA node (checked after the run); it was\n"
+		"     -n before -n took upstream's meaning (nested)\n");
 }
 
 int parse_cpu_list(const char *list, int *cpus, int max)
