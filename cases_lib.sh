@@ -11,7 +11,8 @@
 #   skip REASON ARGS... a case this host cannot express, with the reason.
 #
 # A case still running after CASE_TIMEOUT seconds (default 120) is killed,
-# its threads' kernel stacks shown, and fails.
+# its threads' kernel stacks shown, and fails.  CASES_ONLY=PATTERN (grep
+# -E) runs only the cases whose arguments match it.
 #
 # cases_main exits 1 if any case failed, 4 if all were skipped, else 0.
 
@@ -39,9 +40,15 @@ watch_case() {
 	kill -9 "$1"
 }
 
+# selected ARGS...: true if CASES_ONLY is unset or matches ARGS.
+selected() {
+	[ -z "${CASES_ONLY:-}" ] || printf '%s\n' "$*" | grep -Eq -- "$CASES_ONLY"
+}
+
 run() {
 	expect=$1
 	shift
+	selected "$@" || return 0
 	N=$((N + 1))
 	"$TEST" "$@" >"$OUT" 2>"$ERR" </dev/null &
 	watch_case $!
@@ -71,6 +78,7 @@ run() {
 skip() {
 	reason=$1
 	shift
+	selected "$@" || return 0
 	N=$((N + 1))
 	echo "ok $N $* # SKIP $reason"
 }
