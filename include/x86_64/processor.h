@@ -53,6 +53,7 @@
 #define NMI_VECTOR		2
 #define CP_VECTOR		21
 #define NUM_EXCEPTION_VECTORS	32
+#define NUM_IDT_VECTORS		256	/* 32-255: interrupts */
 
 /* Page-fault error code bits. */
 #define PFERR_PRESENT	(1UL << 0)
@@ -77,7 +78,7 @@ struct ex_regs {
 
 typedef void (*exception_handler_t)(struct ex_regs *regs);
 
-/* Run @handler in the guest for @vector (0-31); NULL restores the default. */
+/* Run @handler in the guest for @vector (0-255); NULL restores the default. */
 void vm_install_exception_handler(struct kvm_vm *vm, int vector,
 				  exception_handler_t handler);
 const char *exception_vector_name(unsigned int vector);
@@ -123,6 +124,20 @@ static inline uint64_t read_rflags(void)
 static inline void write_rflags(uint64_t v)
 {
 	__asm__ __volatile__("pushq %0; popfq" : : "r"(v) : "memory", "cc");
+}
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr) : "memory");
+	return lo | ((uint64_t)hi << 32);
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ __volatile__("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32))
+			     : "memory");
 }
 
 static inline void outb(uint16_t port, uint8_t v)
@@ -211,6 +226,7 @@ void vcpu_init_cpuid(struct kvm_vcpu *vcpu, const struct kvm_cpuid2 *cpuid);
 
 /* Arch-internal: the flat segments and descriptor tables of a vCPU. */
 extern const uint64_t idt_stubs[NUM_EXCEPTION_VECTORS];	/* exception_entry.S */
+extern const char irq_stubs[];		/* vectors 32-255, 16 bytes each */
 void guest_code_return_stub(void);				/* exception_entry.S */
 void route_exception(struct ex_regs *regs);
 void guest_code_returned(void);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * x86_64 descriptor tables: a flat GDT (code, data, TSS), an IDT whose
- * vectors 0-31 enter exception_entry.S, and the guest side that routes an
- * exception to a test's handler or reports it to the host.
+ * 256 vectors enter exception_entry.S, and the guest side that routes an
+ * exception or interrupt to a test's handler or reports it to the host.
  */
 #include "elf_util.h"
 #include "processor.h"
@@ -18,7 +18,7 @@ void route_exception(struct ex_regs *regs)
 {
 	exception_handler_t h = NULL;
 
-	if (regs->vector < NUM_EXCEPTION_VECTORS && exception_handlers)
+	if (regs->vector < NUM_IDT_VECTORS && exception_handlers)
 		h = exception_handlers[regs->vector];
 	if (h) {
 		h(regs);
@@ -91,8 +91,9 @@ static void idt_init(struct kvm_vm *vm)
 	uint64_t *idt = addr_gva2hva(vm, vm->arch.idt), addr;
 	int v;
 
-	for (v = 0; v < NUM_EXCEPTION_VECTORS; v++) {
-		addr = idt_stubs[v];
+	for (v = 0; v < NUM_IDT_VECTORS; v++) {
+		addr = v < NUM_EXCEPTION_VECTORS ? idt_stubs[v] :
+		       (uint64_t)irq_stubs + 16 * (v - NUM_EXCEPTION_VECTORS);
 		idt[2 * v] = (addr & 0xffff) | ((uint64_t)KERNEL_CS << 16) |
 			     (0x8eULL << 40) | (((addr >> 16) & 0xffff) << 48);
 		idt[2 * v + 1] = addr >> 32;
@@ -128,7 +129,7 @@ void vm_install_exception_handler(struct kvm_vm *vm, int vector,
 {
 	exception_handler_t *table = addr_gva2hva(vm, vm->arch.handlers);
 
-	TEST_ASSERT(vector >= 0 && vector < NUM_EXCEPTION_VECTORS,
+	TEST_ASSERT(vector >= 0 && vector < NUM_IDT_VECTORS,
 		    "Exception vector %d out of range", vector);
 	table[vector] = handler;
 }
@@ -143,7 +144,7 @@ const char *exception_vector_name(unsigned int vector)
 
 	if (vector < NUM_EXCEPTION_VECTORS && names[vector])
 		return names[vector];
-	return "?";
+	return vector < NUM_IDT_VECTORS ? "interrupt" : "?";
 }
 
 void ucall_arch_report_unhandled(struct ucall *uc)

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Guest exception entry for vectors 0-31: each stub makes the frame
- * uniform (a 0 error code where the CPU pushes none, then the vector),
- * exception_common saves the GPRs as a struct ex_regs, calls
- * route_exception(regs) and returns with IRETQ to the (maybe changed) RIP.
+ * Guest exception entry for vectors 0-31, and interrupt entry for vectors
+ * 32-255: each stub makes the frame uniform (a 0 error code where the CPU
+ * pushes none, then the vector), exception_common saves the GPRs as a
+ * struct ex_regs, calls route_exception(regs) and returns with IRETQ to
+ * the (maybe changed) RIP.
  */
+#define NUM_EXCEPTION_VECTORS	32
+#define NUM_IDT_VECTORS		256
+
 	.text
 
 /* Vectors for which the CPU pushes an error code: 8, 10-14, 17, 21, 29, 30. */
@@ -24,6 +28,19 @@ stub_\vector:
 
 	.irp v, VECTORS
 	STUB \v
+	.endr
+
+/* Vectors 32-255 (interrupts: no error code), 16 bytes each. */
+	.align 16
+	.globl irq_stubs
+irq_stubs:
+	vector = NUM_EXCEPTION_VECTORS
+	.rept NUM_IDT_VECTORS - NUM_EXCEPTION_VECTORS
+	.align 16
+	pushq $0
+	pushq $vector
+	jmp exception_common
+	vector = vector + 1
 	.endr
 
 exception_common:
