@@ -73,6 +73,19 @@ void guest_irq_init(uint32_t cpu);
 void guest_irq_wait(void);
 
 /*
+ * Deliveries the architecture rules out, which the arch's entry detects,
+ * counts per vCPU (guest_irq_init()'s number) and corrects for, so the
+ * handler sees each interrupt once: the same interrupt delivered twice
+ * (x86_64: IF clear in its frame), or taken inside STI's shadow.
+ */
+struct guest_irq_anomalies {
+	uint64_t redelivered;
+	uint64_t in_shadow;
+};
+
+void vm_irq_anomalies(struct kvm_vm *vm, uint32_t cpu, struct guest_irq_anomalies *a);
+
+/*
  * Doorbells: ports (x86_64 only: kvm_arch_has_pio()) or MMIO addresses
  * no memslot holds.  vm_map_mmio() maps [gpa, gpa + size) at the same GVA
  * as device memory.

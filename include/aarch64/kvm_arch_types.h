@@ -12,6 +12,7 @@ struct kvm_vm_arch {
 	uint64_t ucall_mmio_gpa;	/* the last page of the IPA space */
 	uint64_t ucall_mmio_gva;
 	uint64_t cpu_on_page;	/* HVA of the CPU_ON boot page, once made */
+	int vgic_fd;		/* the vGICv3 device (gic_v3.c), 0: none */
 };
 
 /* A 40-bit IPA is what KVM gives a VM of type 0: every host has it. */

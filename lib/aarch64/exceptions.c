@@ -44,6 +44,8 @@ void vm_arch_setup(struct kvm_vm *vm)
 
 void vm_arch_free(struct kvm_vm *vm)
 {
+	if (vm->arch.vgic_fd > 0)
+		close(vm->arch.vgic_fd);
 }
 
 static void handler_set(struct kvm_vm *vm, int vector, int ec, handler_fn handler)

@@ -35,6 +35,9 @@
 /* Guest state, written by the host before the vCPUs run. */
 static bool apic_x2;
 static guest_irq_handler_t irq_handler;
+static struct guest_irq_anomalies anomalies[KVM_MAX_VCPUS];
+/* The HLT of guest_irq_wait(). */
+extern const char irq_wait_hlt[];
 /* Per vCPU: what guest_irq_init() was told; GS points at it. */
 static uint64_t cpu_slot[KVM_MAX_VCPUS];
 
@@ -99,11 +102,34 @@ static void apic_write(uint32_t off, uint32_t v)
 		*(volatile uint32_t *)(APIC_DEFAULT_GPA + off) = v;
 }
 
+/*
+ * Two deliveries no CPU makes, but emulated ones were seen to: a maskable
+ * interrupt with IF clear in its frame (the same event delivered again,
+ * at its handler's first instruction: re-injected by KVM after an exit
+ * that reported it undelivered), dropped here so it counts once; and one
+ * taken between STI and HLT, inside STI's shadow, which would return to
+ * the HLT and sleep after its wake-up: it returns past the HLT instead.
+ */
+static bool apic_irq_anomaly(uint64_t cpu, struct ex_regs *regs)
+{
+	if (!(regs->rflags & X86_EFLAGS_IF)) {
+		anomalies[cpu].redelivered++;
+		return true;
+	}
+	if (regs->rip == (uint64_t)irq_wait_hlt) {
+		anomalies[cpu].in_shadow++;
+		regs->rip++;
+	}
+	return false;
+}
+
 static void apic_irq_entry(struct ex_regs *regs)
 {
 	uint64_t cpu;
 
 	__asm__ __volatile__("movq %%gs:0, %0" : "=r"(cpu));
+	if (apic_irq_anomaly(cpu, regs))
+		return;
 	irq_handler(cpu, regs->vector);
 	/* A spurious interrupt is not in service: no EOI. */
 	if (regs->vector != APIC_SPURIOUS_VECTOR)
@@ -133,8 +159,17 @@ void guest_irq_init(uint32_t cpu)
 	apic_write(APIC_SVR, APIC_SVR_ENABLE | APIC_SPURIOUS_VECTOR);
 }
 
-void guest_irq_wait(void)
+noinline void guest_irq_wait(void)
 {
 	/* STI's shadow covers HLT: an interrupt pending now wakes it. */
-	__asm__ __volatile__("sti; hlt; cli" : : : "memory");
+	__asm__ __volatile__("sti\n\t"
+			     ".globl irq_wait_hlt\n"
+			     "irq_wait_hlt:\n\t"
+			     "hlt\n\t"
+			     "cli" : : : "memory");
+}
+
+void vm_irq_anomalies(struct kvm_vm *vm, uint32_t cpu, struct guest_irq_anomalies *a)
+{
+	*a = ((struct guest_irq_anomalies *)addr_gva2hva(vm, (uint64_t)anomalies))[cpu];
 }
