@@ -57,7 +57,8 @@ struct guest_pair {
 	uint64_t irqs;		/* its interrupts taken */
 	uint64_t wrong;		/* interrupts with another number */
 	uint64_t last_wrong;
-	uint64_t spurious;	/* its interrupts with no doorbell outstanding */
+	uint64_t spurious;	/* its interrupts the host did not send */
+	uint64_t served;	/* doorbells the host served (it writes this) */
 	uint32_t expect;	/* its interrupt number (set by the host) */
 } __aligned(64);
 
@@ -80,7 +81,7 @@ static void guest_irq(uint32_t cpu, uint32_t irq)
 		g->last_wrong = irq;
 		return;
 	}
-	if (g->irqs >= g->rings) {
+	if (g->irqs >= g->rings || g->irqs >= READ_ONCE(g->served)) {
 		g->spurious++;
 		return;
 	}
@@ -216,6 +217,12 @@ static uint64_t doorbell_addr(const struct ef_params *p, int i)
 	return (p->mmio ? DOORBELL_GPA : DOORBELL_PORT) + i * DOORBELL_STRIDE;
 }
 
+/* The guest's counters: the live copy in guest memory, or ours with -H. */
+static struct guest_pair *pair_state(struct kvm_vm *vm, int i)
+{
+	return vm ? addr_gva2hva(vm, (uint64_t)&guest_pairs[i]) : &guest_pairs[i];
+}
+
 /* The VM: irqchip, vCPUs, one route + irqfd + ioeventfd per pair. */
 static struct kvm_vm *create_vm(const struct ef_params *p)
 {
@@ -235,6 +242,8 @@ static struct kvm_vm *create_vm(const struct ef_params *p)
 	if (p->mmio)
 		vm_map_mmio(vm, DOORBELL_GPA,
 			    ALIGN_UP(p->o.nr_vcpus * DOORBELL_STRIDE, vm->page_size));
+	for (i = 0; i < p->o.nr_vcpus; i++)
+		server->pairs[i].served_mirror = &pair_state(vm, i)->served;
 	r = kvm_gsi_routing_create();
 	for (i = 0; i < p->o.nr_vcpus; i++)
 		write_guest_global(vm, guest_pairs[i].expect, vm_irq_route(vm, r, i, i));
@@ -248,12 +257,6 @@ static struct kvm_vm *create_vm(const struct ef_params *p)
 	write_guest_global(vm, guest_pio, !p->mmio);
 	write_guest_global(vm, guest_doorbell, doorbell_addr(p, 0));
 	return vm;
-}
-
-/* The guest's counters: the live copy in guest memory, or ours with -H. */
-static struct guest_pair *pair_state(struct kvm_vm *vm, int i)
-{
-	return vm ? addr_gva2hva(vm, (uint64_t)&guest_pairs[i]) : &guest_pairs[i];
 }
 
 static void set_flag(struct kvm_vm *vm, bool *flag)
@@ -312,7 +315,7 @@ static void print_pairs_state(struct kvm_vm *vm, int nr)
  * interrupt with the abort flag set, so halted vCPUs finish and the
  * checks report the counts; if even that does not end them, fail here.
  */
-static uint64_t run_pairs(const struct ef_params *p, struct kvm_vm *vm)
+static uint64_t run_pairs(const struct ef_params *p, struct kvm_vm *vm, bool *stalled)
 {
 	struct watch w = { .vm = vm, .nr_pairs = p->o.nr_vcpus, .seconds = p->seconds };
 	uint64_t one = 1, ns;
@@ -334,6 +337,7 @@ static uint64_t run_pairs(const struct ef_params *p, struct kvm_vm *vm)
 				    "write(irq eventfd %d)", i);
 		w.stalled = false;
 		w.progress = timespec_now();
+		*stalled = true;
 	}
 	ns = timespec_to_ns(timespec_elapsed(w.start));
 	perf_test_join_threads();
@@ -348,7 +352,7 @@ static bool pair_ok(const struct ef_params *p, const struct efd_pair *e,
 	       g->irqs == g->rings && (p->seconds || g->rings == p->events);
 }
 
-static void check_pairs(const struct ef_params *p, struct kvm_vm *vm)
+static void check_pairs(const struct ef_params *p, struct kvm_vm *vm, bool stalled)
 {
 	struct efd_pair *e;
 	struct guest_pair *g;
@@ -357,15 +361,16 @@ static void check_pairs(const struct ef_params *p, struct kvm_vm *vm)
 	for (i = 0; i < p->o.nr_vcpus; i++)
 		if (!pair_ok(p, &server->pairs[i], pair_state(vm, i)))
 			break;
-	if (i == p->o.nr_vcpus)
+	if (i == p->o.nr_vcpus && !stalled)
 		return;
+	TEST_ASSERT(i < p->o.nr_vcpus, "A pair stalled for %d s, then finished", STALL_SECONDS);
 	print_pairs_state(vm, p->o.nr_vcpus);
 	e = &server->pairs[i];
 	g = pair_state(vm, i);
 	TEST_ASSERT(!g->wrong,
 		    "Pair %d: %lu interrupts with number 0x%lx, expected 0x%x: wrong vCPU or vector",
 		    i, (unsigned long)g->wrong, (unsigned long)g->last_wrong, g->expect);
-	TEST_ASSERT(!g->spurious, "Pair %d: %lu spurious interrupts (no doorbell outstanding)",
+	TEST_ASSERT(!g->spurious, "Pair %d: %lu spurious interrupts (none outstanding)",
 		    i, (unsigned long)g->spurious);
 	TEST_ASSERT(!e->coalesced, "Pair %d: %lu doorbells read together with another",
 		    i, (unsigned long)e->coalesced);
@@ -375,6 +380,8 @@ static void check_pairs(const struct ef_params *p, struct kvm_vm *vm)
 	TEST_ASSERT(g->irqs == g->rings, "Pair %d: %lu interrupts for %lu doorbells: %s", i,
 		    (unsigned long)g->irqs, (unsigned long)g->rings,
 		    g->irqs < g->rings ? "lost" : "too many");
+	TEST_ASSERT(!stalled, "Pair %d stalled after %lu round trips: a doorbell or an interrupt was lost (the counts when it stalled are above)",
+		    i, (unsigned long)g->rings);
 	TEST_FAIL("Pair %d: %lu round trips, %lu asked for", i, (unsigned long)g->rings,
 		  (unsigned long)p->events);
 }
@@ -531,6 +538,7 @@ int main(int argc, char *argv[])
 	struct ef_params p = { .events = DEFAULT_EVENTS, .wait = EFD_WAIT_READ };
 	struct ef_stats *stats = NULL;
 	struct kvm_vm *vm = NULL;
+	bool stalled = false;
 	uint64_t ns;
 	int i;
 
@@ -548,10 +556,10 @@ int main(int argc, char *argv[])
 		vm = create_vm(&p);
 		stats = stats_begin(vm);
 	}
-	ns = run_pairs(&p, vm);
+	ns = run_pairs(&p, vm, &stalled);
 	if (stats)
 		stats_end(vm, stats);
-	check_pairs(&p, vm);
+	check_pairs(&p, vm, stalled);
 	print_result(&p, vm, stats, ns);
 	free(stats);
 	if (vm)

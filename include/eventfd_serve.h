@@ -18,7 +18,9 @@
  *
  * Per pair it counts the signals served, the signals that were read
  * together with another (coalesced: the other side rang twice), and the
- * round-trip latency from one doorbell to the next.
+ * round-trip latency from one doorbell to the next; the count can also be
+ * mirrored where the other side reads it (guest memory), so an interrupt
+ * can be told from one the server never sent.
  */
 #ifndef SELFTEST_KVM_EVENTFD_SERVE_H
 #define SELFTEST_KVM_EVENTFD_SERVE_H
@@ -54,6 +56,8 @@ struct efd_pair {
 	uint64_t coalesced;	/* of those, read together with an earlier one */
 	struct timespec last;	/* when the last one was read */
 	struct latency_hist latency;	/* doorbell to doorbell, ns */
+	/* If set, @served is also stored here before each irq write. */
+	uint64_t *served_mirror;
 } __aligned(64);
 
 struct efd_server_thread {

@@ -55,6 +55,8 @@ static bool serve(struct efd_server_thread *t, struct efd_pair *p, uint64_t v)
 	p->last = now;
 	p->served += v;
 	p->coalesced += v - 1;
+	if (p->served_mirror)
+		__atomic_store_n(p->served_mirror, p->served, __ATOMIC_RELEASE);
 	/* Everything above is written before the other side can ring again. */
 	if (write(p->irq_fd, &one, sizeof(one)) != sizeof(one))
 		return thread_fail(t, "write(irq eventfd)", errno);
