@@ -140,6 +140,12 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 			     : "memory");
 }
 
+/* One 32-bit store to device memory (MMIO): a plain MOV the host decodes. */
+static inline void mmio_write32(uint64_t addr, uint32_t v)
+{
+	__asm__ __volatile__("movl %0, (%1)" : : "r"(v), "r"(addr) : "memory");
+}
+
 static inline void outb(uint16_t port, uint8_t v)
 {
 	__asm__ __volatile__("out %0, %1" : : "a"(v), "Nd"(port) : "memory");
@@ -227,6 +233,7 @@ void vcpu_init_cpuid(struct kvm_vcpu *vcpu, const struct kvm_cpuid2 *cpuid);
 /* Arch-internal: the flat segments and descriptor tables of a vCPU. */
 extern const uint64_t idt_stubs[NUM_EXCEPTION_VECTORS];	/* exception_entry.S */
 extern const char irq_stubs[];		/* vectors 32-255, 16 bytes each */
+extern const char irq_wait_hlt[];	/* apic.c: the HLT of guest_irq_wait() */
 void guest_code_return_stub(void);				/* exception_entry.S */
 void route_exception(struct ex_regs *regs);
 void guest_code_returned(void);

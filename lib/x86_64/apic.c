@@ -36,8 +36,6 @@
 static bool apic_x2;
 static guest_irq_handler_t irq_handler;
 static struct guest_irq_anomalies anomalies[KVM_MAX_VCPUS];
-/* The HLT of guest_irq_wait(). */
-extern const char irq_wait_hlt[];
 /* Per vCPU: what guest_irq_init() was told; GS points at it. */
 static uint64_t cpu_slot[KVM_MAX_VCPUS];
 
@@ -99,7 +97,7 @@ static void apic_write(uint32_t off, uint32_t v)
 	if (apic_x2)
 		wrmsr(X2APIC_MSR(off), v);
 	else
-		*(volatile uint32_t *)(APIC_DEFAULT_GPA + off) = v;
+		mmio_write32(APIC_DEFAULT_GPA + off, v);
 }
 
 /*

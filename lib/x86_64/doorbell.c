@@ -24,5 +24,5 @@ void guest_doorbell_write(uint64_t addr, bool pio, uint32_t val)
 	if (pio)
 		outl(addr, val);
 	else
-		*(volatile uint32_t *)addr = val;
+		mmio_write32(addr, val);
 }
