@@ -34,10 +34,7 @@ bench_parse_args bench/demand_paging.sh \
 RUN_TIMEOUT=180
 guest_loop() {
 	cat <<LOOP
-run() {
-$(bench_guest_watch demand_paging_test $RUN_TIMEOUT)
-  grep '^RESULT' /tmp/out || echo "RESULT failed \$*"
-}
+$(bench_guest_run demand_paging_test $RUN_TIMEOUT)
 for rep in \$(seq $RUNS); do
   for r in $READERS; do
     for w in epoll poll; do

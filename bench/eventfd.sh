@@ -8,28 +8,29 @@
 # plain host threads (-H): eventfd_perf_test's total rate (event/s summed
 # over the pairs), median of --runs runs with the spread [min-max].
 # Beside each pair count: KVM's vCPU stats per round trip of the read
-# runs (exits, halt wake-ups, successful halt polls).  Configurations
+# runs (exits, halt wake-ups, microseconds halted).  Configurations
 # take turns, so drift hits all alike; a warm-up run goes first.
 #
 # --where host runs on this machine's /dev/kvm (the default), --where vm
 # in the x86_64 VM (vm/run --smp 4).  --plot FILE.png draws the table
-# with gnuplot.
+# with gnuplot.  --from FILE makes the table from the RESULT lines of an
+# earlier --raw FILE instead of running.
 #
 # usage: bench/eventfd.sh [--runs N] [--pairs "1 2 4"] [--events N]
 #                         [--where host|vm] [--plot FILE.png] [--raw FILE]
-#                         [--timeout SECS]
+#                         [--from FILE] [--timeout SECS]
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RUNS=3 PAIRS="1 2 4 8 16 32" EVENTS=1000 WHERE=host TIMEOUT=3000 PLOT='' RAW=''
+RUNS=3 PAIRS="1 2 4 8 16 32" EVENTS=1000 WHERE=host TIMEOUT=3000 PLOT='' RAW='' FROM=''
 WAITS="read epoll pool pool-poll"
 
-usage() { sed -n '3,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 # shellcheck source=bench/lib.sh
 . "$REPO/bench/lib.sh"
 bench_parse_args bench/eventfd.sh "runs=RUNS pairs=PAIRS events=EVENTS where=WHERE \
-	plot=PLOT raw=RAW timeout=TIMEOUT" "$@"
+	plot=PLOT raw=RAW from=FROM timeout=TIMEOUT" "$@"
 [[ $WHERE == host || $WHERE == vm ]] || { echo "bad --where '$WHERE'" >&2; exit 2; }
 [[ $EVENTS =~ ^[1-9][0-9]*$ ]] || { echo "bad --events" >&2; exit 2; }
 for p in $PAIRS; do
@@ -45,10 +46,7 @@ fi
 RUN_TIMEOUT=300
 run_loop() {
 	cat <<LOOP
-run() {
-$(bench_guest_watch eventfd_perf_test $RUN_TIMEOUT)
-  grep '^RESULT' /tmp/out || echo "RESULT failed \$*"
-}
+$(bench_guest_run eventfd_perf_test $RUN_TIMEOUT)
 ./eventfd_perf_test -e $EVENTS >/dev/null 2>&1   # warm-up, not counted
 for rep in \$(seq $RUNS); do
   for p in $PAIRS; do
@@ -68,7 +66,11 @@ trap cleanup EXIT
 raw=${RAW:-$(mktemp)}
 [[ -n $RAW ]] || tmpfiles+=("$raw")
 
-if [[ $WHERE == vm ]]; then
+if [[ -n $FROM ]]; then
+	[[ -r $FROM ]] || { echo "cannot read --from '$FROM'" >&2; exit 2; }
+	raw=$FROM
+	where=$(sed -n 's/^WHERE //p' "$FROM" | head -n1)
+elif [[ $WHERE == vm ]]; then
 	bench_vm_run "$(run_loop)" "$raw"
 	where="x86_64 VM (vm/run --smp 4, TCG with emulated SVM, KVM 6.1)"
 else
@@ -78,6 +80,7 @@ else
 	(cd "$out/kselftest_install/kvm" && sh -c "$(run_loop)") >"$raw"
 	where="this host's /dev/kvm ($(nproc) CPUs, kernel $(uname -r))"
 fi
+[[ -n $FROM ]] || sed -i "1i WHERE $where" "$raw"
 if grep -q '^RESULT failed' "$raw"; then
 	echo "failed runs (left out of the table):" >&2
 	grep '^RESULT failed\|^HANG' "$raw" >&2
@@ -99,14 +102,15 @@ stats() {
 			print m, v[1], v[NR] }'
 }
 
-# per_rt PAIRS STAT: median over the KVM read runs of STAT / round trips.
+# per_rt PAIRS STAT [DIV]: median over the KVM read runs of STAT per round
+# trip (divided by DIV).
 per_rt() {
-	runs 0 read "$1" | awk -v k="$2" '{ s = 0; e = 0
+	runs 0 read "$1" | awk -v k="$2" -v d="${3:-1}" '{ s = 0; e = 0
 		for (i = 1; i <= NF; i++) {
 			if (index($i, k "=") == 1) s = substr($i, length(k) + 2)
 			if (index($i, "events=") == 1) e = substr($i, 8)
 		}
-		if (e) print s / e }' | sort -g |
+		if (e) printf "%f\n", s / e / d }' | sort -g |
 		awk '{ v[NR] = $1 } END { if (!NR) { print 0; exit }
 			print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
@@ -126,7 +130,7 @@ for w in $WAITS; do
 	header+=" $w KVM | $w -H |"
 	sep+="---|---|"
 done
-echo "$header exits | halt_wakeup | halt_successful_poll |"
+echo "$header exits | halt_wakeup | us halted |"
 echo "$sep---|---|---|"
 data=$(mktemp)
 tmpfiles+=("$data")
@@ -140,7 +144,7 @@ for p in $PAIRS; do
 		done
 	done
 	printf '%s %.2f | %.2f | %.2f |\n' "$line" "$(per_rt "$p" exits)" \
-		"$(per_rt "$p" halt_wakeup)" "$(per_rt "$p" halt_successful_poll)"
+		"$(per_rt "$p" halt_wakeup)" "$(per_rt "$p" halt_wait_ns 1000)"
 	echo "$row" >>"$data"
 done
 

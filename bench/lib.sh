@@ -50,6 +50,16 @@ bench_guest_watch() {
 WATCH
 }
 
+# bench_guest_run TEST TIMEOUT: a shell function run() that runs ./TEST
+# "$@" under bench_guest_watch and prints its RESULT line, or "RESULT
+# failed ARGS" if it printed none.
+bench_guest_run() {
+	echo 'run() {'
+	bench_guest_watch "$1" "$2"
+	echo "  grep '^RESULT' /tmp/out || echo \"RESULT failed \$*\""
+	echo '}'
+}
+
 # bench_vm_run SCRIPT RAW: build the x86_64 tests, boot the VM (4 vCPUs,
 # --timeout TIMEOUT) once and run the shell SCRIPT in it; its output to RAW.
 bench_vm_run() {
