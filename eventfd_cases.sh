@@ -37,6 +37,7 @@ cases() {
 	run "Invalid pair count" -v 1000
 	run "Invalid event count" -e 0
 	run "Invalid seconds" -t 0
+	run "not both" -e 10 -t 1
 	run "Unknown wait mode" -w foo
 	run "need -w pool" -r 2
 	run "not with -H" -H -M

@@ -44,6 +44,7 @@
 struct ef_params {
 	struct perf_test_options o;	/* -v pairs, -c pinning, -B */
 	uint64_t events;		/* -e, round trips per pair */
+	bool events_set;
 	unsigned int seconds;		/* -t, instead of -e */
 	enum efd_wait wait;		/* -w */
 	int pool;			/* -r, threads of the pool modes */
@@ -160,6 +161,7 @@ static void parse_args(int argc, char *argv[], struct ef_params *p)
 			break;
 		case 'e':
 			p->events = parse_long("event count (-e)", optarg, 1, MAX_EVENTS);
+			p->events_set = true;
 			break;
 		case 't':
 			p->seconds = parse_long("seconds (-t)", optarg, 1, MAX_SECONDS);
@@ -193,6 +195,8 @@ static void check_params(struct ef_params *p)
 {
 	char why[160];
 
+	if (p->events_set && p->seconds)
+		test_usage_error("Give a count of round trips (-e) or a time (-t), not both");
 	if (p->pool && !efd_wait_pooled(p->wait))
 		test_usage_error("Pool threads (-r) need -w pool or -w pool-poll, not -w %s",
 				 efd_wait_name(p->wait));
