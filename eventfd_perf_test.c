@@ -535,6 +535,13 @@ static void print_result(const struct ef_params *p, struct kvm_vm *vm, struct ef
 		result_moved("vm_", st->vm);
 	}
 	printf("\n");
+	/* The same stats as the other perf tests' RESULT_STATS line. */
+	if (st) {
+		printf("RESULT_STATS");
+		result_moved("", st->vcpu);
+		result_moved("", st->vm);
+		printf("\n");
+	}
 }
 
 int main(int argc, char *argv[])

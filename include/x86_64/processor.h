@@ -126,20 +126,6 @@ static inline void write_rflags(uint64_t v)
 	__asm__ __volatile__("pushq %0; popfq" : : "r"(v) : "memory", "cc");
 }
 
-static inline uint64_t rdmsr(uint32_t msr)
-{
-	uint32_t lo, hi;
-
-	__asm__ __volatile__("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr) : "memory");
-	return lo | ((uint64_t)hi << 32);
-}
-
-static inline void wrmsr(uint32_t msr, uint64_t v)
-{
-	__asm__ __volatile__("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32))
-			     : "memory");
-}
-
 /* One 32-bit store to device memory (MMIO): a plain MOV the host decodes. */
 static inline void mmio_write32(uint64_t addr, uint32_t v)
 {
