@@ -202,14 +202,26 @@ def verdict_text(r):
                                           r['pct_hi'])
 
 
+def constant(r):
+    """The same value in every run of both sides."""
+    return r['a']['min'] == r['a']['max'] == r['b']['min'] == r['b']['max']
+
+
+def is_timing(r):
+    return r['unit'] == 'ns' or r['unit'].endswith('/s')
+
+
 def print_table(results, out=None):
-    """Two rows a figure, A then B; the ratio and verdict on B's row."""
+    """Two rows a figure, A then B, the ratio and verdict on B's row;
+    timings first; figures constant over all runs of both sides in one
+    line at the end."""
     out = out or sys.stdout
-    w = max([len('%s (%s)' % (r['figure'], r['unit'])) for r in results] + [12])
+    rows = sorted((r for r in results if not constant(r)), key=lambda r: not is_timing(r))
+    w = max([len('%s (%s)' % (r['figure'], r['unit'])) for r in rows] + [12])
     print('%-*s %4s %10s %10s %10s %23s %7s  %-24s %s' %
           (w, 'figure (unit)', '', 'median', 'mean', 'sd', '[min-max]', 'spread',
            'B/A [lo, hi]', 'verdict'), file=out)
-    for r in results:
+    for r in rows:
         for side in 'ab':
             s = r[side]
             name = '%s (%s)' % (r['figure'], r['unit']) if side == 'a' else ''
@@ -221,12 +233,15 @@ def print_table(results, out=None):
                   (w, name, side.upper(), fmt(s['median']), fmt(s['mean']),
                    fmt(s['sd']), '[%s-%s]' % (fmt(s['min']), fmt(s['max'])),
                    s['spread'] * 100, tail), file=out)
+    same = ['%s=%s' % (r['figure'], fmt(r['a']['median'])) for r in results if constant(r)]
+    if same:
+        print('the same in every run of A and B: ' + ', '.join(same), file=out)
 
 
 def verdict_line(r):
     return ('VERDICT figure=%s unit=%s a=%s b=%s ratio=%s lo=%s hi=%s verdict=%s' %
-            (r['figure'], r['unit'].replace(' ', '_'), repr(r['a']['median']),
-             repr(r['b']['median']), fmt_exact(r['ratio']), fmt_exact(r['lo']),
+            (r['figure'], r['unit'].replace(' ', '_'), fmt_exact(r['a']['median']),
+             fmt_exact(r['b']['median']), fmt_exact(r['ratio']), fmt_exact(r['lo']),
              fmt_exact(r['hi']), r['verdict']))
 
 
@@ -236,8 +251,6 @@ def fmt_exact(v):
 
 # ---- the plot ------------------------------------------------------------
 
-def is_timing(r):
-    return r['unit'] == 'ns' or r['unit'].endswith('/s')
 
 
 def default_plot(results):
