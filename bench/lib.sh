@@ -78,6 +78,22 @@ bench_shquote() {
 	printf '%s' "${out% }"
 }
 
+# bench_kernel_args SPEC: vm/run's arguments, one a line, for a kernel
+# given as a Debian kernel version (6.1, 6.12.115+deb12) or IMAGE or
+# IMAGE:MODULES_DIR; nothing and the reason on stderr if it is neither.
+bench_kernel_args() {
+	local img=${1%%:*} mods=''
+	[[ $1 == *:* ]] && mods=${1#*:}
+	if [[ -f $img ]]; then
+		[[ -z $mods || -d $mods ]] || { echo "no modules dir '$mods'" >&2; return 0; }
+		printf '%s\n' --kernel "$img" ${mods:+--modules "$mods"}
+	elif [[ $1 =~ ^[0-9]+\.[0-9]+([.+-][0-9a-z.+-]*)?$ ]]; then
+		printf '%s\n' --debian-kernel "$1"
+	else
+		echo "kernel '$1' is neither an image file nor a Debian kernel version" >&2
+	fi
+}
+
 # bench_arch_dir ARCH: build/ subdirectory name (x86_64, aarch64).
 bench_arch_dir() { [[ $1 == arm64 ]] && echo aarch64 || echo x86_64; }
 

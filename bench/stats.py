@@ -176,6 +176,19 @@ def load_side(paths):
     return figs, units
 
 
+def side_hosts(paths):
+    """'kernel RELEASE (ARCH, KVM: modules) xN' for the runs in @paths."""
+    seen = {}
+    for p in paths:
+        with open(p) as f:
+            o = json.load(f)
+        key = 'kernel %s (%s, KVM: %s)' % (o.get('kernel', {}).get('release', '?'),
+                                          o.get('arch', '?'),
+                                          ','.join(sorted(o.get('kvm', {}).get('modules', []))))
+        seen[key] = seen.get(key, 0) + 1
+    return '; '.join('%s x%d' % kv for kv in seen.items())
+
+
 def side_files(d):
     return sorted(glob.glob(os.path.join(d, '*.json')))
 
@@ -314,6 +327,8 @@ def cmd_compare(args):
         wanted = args.figures.split(',')
         results = [r for r in results
                    if r['figure'] in wanted or is_timing(r) or r['verdict'] != 'same']
+    for side, d in (('A', args.a), ('B', args.b)):
+        print('%s ran on %s' % (side, side_hosts(side_files(d))))
     print('%d runs of A, %d of B; B/A is the ratio of the medians, [lo, hi] its '
           'bootstrap interval (%d resamples), simultaneous 95%% over the %d figures '
           'that vary (Bonferroni: each at %.2f%%)' %
