@@ -107,7 +107,7 @@ def verdict(ratio, lo, hi, unit):
     return ('worse' if worse else 'better'), pct[0], pct[1], pct[2]
 
 
-def compare_figures(a_figs, b_figs, units, family_level=FAMILY_LEVEL):
+def compare_figures(a_figs, b_figs, units, family_level=None):
     """Judge every figure present on both sides.
 
     a_figs, b_figs: {name: [values]}; units: {name: unit}.  Figures with
@@ -117,7 +117,7 @@ def compare_figures(a_figs, b_figs, units, family_level=FAMILY_LEVEL):
     varying = [n for n in names
                if len(set(a_figs[n]) | set(b_figs[n])) > 1]
     m = max(len(varying), 1)
-    level = 1 - (1 - family_level) / m
+    level = 1 - (1 - (family_level or FAMILY_LEVEL)) / m
     out = []
     for n in names:
         a, b = a_figs[n], b_figs[n]
@@ -322,7 +322,7 @@ def cmd_compare(args):
               (len(side_files(args.a)), len(side_files(args.b))), file=sys.stderr)
         return 1
     units = dict(b_units, **a_units)
-    results, level, m = compare_figures(a_figs, b_figs, units)
+    results, level, m = compare_figures(a_figs, b_figs, units, args.level / 100)
     if args.figures:
         wanted = args.figures.split(',')
         results = [r for r in results
@@ -330,16 +330,17 @@ def cmd_compare(args):
     for side, d in (('A', args.a), ('B', args.b)):
         print('%s ran on %s' % (side, side_hosts(side_files(d))))
     print('%d runs of A, %d of B; B/A is the ratio of the medians, [lo, hi] its '
-          'bootstrap interval (%d resamples), simultaneous 95%% over the %d figures '
+          'bootstrap interval (%d resamples), simultaneous %g%% over the %d figures '
           'that vary (Bonferroni: each at %.2f%%)' %
-          (len(side_files(args.a)), len(side_files(args.b)), RESAMPLES, m, level * 100))
+          (len(side_files(args.a)), len(side_files(args.b)), RESAMPLES, args.level, m,
+           level * 100))
     print_table(results)
     print()
     for r in results:
         print(verdict_line(r))
     if args.json:
         with open(args.json, 'w') as f:
-            json.dump({'title': args.title, 'family_level': FAMILY_LEVEL,
+            json.dump({'title': args.title, 'family_level': args.level / 100,
                        'figure_level': level, 'resamples': RESAMPLES,
                        'results': results,
                        'samples': {'a': a_figs, 'b': b_figs}}, f, indent=1)
@@ -398,6 +399,8 @@ def main(argv):
     c.add_argument('--plot', help='prefix of the plot files (PREFIX.gp, .png)')
     c.add_argument('--figures', help='comma-separated figures to plot')
     c.add_argument('--title', default='')
+    c.add_argument('--level', type=float, default=FAMILY_LEVEL * 100,
+                   help='simultaneous confidence level in percent (default 95)')
     j = sub.add_parser('judge', help='good/bad of one figure against a baseline')
     j.add_argument('b', help='directory of the runs to judge')
     j.add_argument('--baseline', required=True)
