@@ -3,7 +3,8 @@
 """Unit tests of bench/stats.py on fixed inputs: the summaries, the
 bootstrap interval, the verdict's direction for times, rates and
 counters, a fixed A/A sample and known shifted samples, and the reading
-of the perf tests' JSON objects.  Run: python3 bench/test_stats.py"""
+of the perf tests' JSON objects.  Run: python3 bench/test_stats.py
+(--tap: kselftest TAP, one result a test)"""
 import json
 import math
 import os
@@ -211,5 +212,34 @@ class Json(unittest.TestCase):
                     sys.stdout = old
 
 
+def tap():
+    """Each test as a kselftest TAP result (vm/suite counts them)."""
+    def flat(suite):
+        for t in suite:
+            if isinstance(t, unittest.TestSuite):
+                yield from flat(t)
+            else:
+                yield t
+    tests = list(flat(unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])))
+    print('TAP version 13\n1..%d' % len(tests))
+    failed = 0
+    for i, t in enumerate(tests, 1):
+        r = unittest.TestResult()
+        t.run(r)
+        name = 'stats: ' + t.id().split('.', 1)[1]
+        if r.failures or r.errors:
+            failed += 1
+            print('not ok %d %s' % (i, name))
+            for _, tb in r.failures + r.errors:
+                print('\n'.join('# ' + line for line in tb.splitlines()))
+        elif r.skipped:
+            print('ok %d %s # SKIP %s' % (i, name, r.skipped[0][1]))
+        else:
+            print('ok %d %s' % (i, name))
+    return 1 if failed else 0
+
+
 if __name__ == '__main__':
+    if sys.argv[1:] == ['--tap']:
+        sys.exit(tap())
     unittest.main(verbosity=2)
