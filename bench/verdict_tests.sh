@@ -24,6 +24,8 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$REPO/bench/lib.sh"
 # shellcheck source=vm/fetch.sh
 . "$REPO/vm/fetch.sh"
+# shellcheck source=vm/build-deps.sh
+. "$REPO/vm/build-deps.sh"
 
 usage() { sed -n '3,/^\([^#]\|$\)/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 LOGS=$REPO/build/logs/verdict
@@ -112,6 +114,10 @@ usage_errors() {
 	return "$rc"
 }
 
+if ! { ensure_build_deps x86_64 && ensure_packages python3 gnuplot-nox; }; then
+	echo "verdict_tests.sh: set-up failed" >&2
+	exit 1
+fi
 echo "TAP version 13"
 echo "# bench/compare and bench/bisect-run, logs in $LOGS"
 stats_unit_tests
