@@ -113,15 +113,15 @@ bench_run_fn() {
 	cat <<RUN
 bench_run() {
   side=\$1 idx=\$2 warm=\$3; cd "\$4" || exit 1; shift 4
-  t=\${BENCH_TMP:-/tmp}
-  rm -f "\$t/bench.json"
+  bt=\${BENCH_TMP:-/tmp}
+  rm -f "\$bt/bench.json"
   echo "CMP-START \$side \$idx \$warm"
-  set -- "\$@" --json "\$t/bench.json"
-$(bench_guest_watch "$1" "$2" "\"\$t/out\"")
+  set -- "\$@" --json "\$bt/bench.json"
+$(bench_guest_watch "$1" "$2" "\"\$bt/out\"")
   rc=\$?
-  sed 's/^/CMP-OUT /' "\$t/out"
-  if [ \$rc = 0 ] && [ -s "\$t/bench.json" ]; then
-    echo CMP-JSON-BEGIN; cat "\$t/bench.json"; echo; echo CMP-JSON-END
+  sed 's/^/CMP-OUT /' "\$bt/out"
+  if [ \$rc = 0 ] && [ -s "\$bt/bench.json" ]; then
+    echo CMP-JSON-BEGIN; cat "\$bt/bench.json"; echo; echo CMP-JSON-END
   fi
   echo "CMP-END \$side \$idx \$rc"
 }

@@ -83,6 +83,21 @@ slower_by_delay() {
 		python3 -c "import sys; sys.exit(not ($DELAY <= $per <= 4 * $DELAY))"
 }
 
+# B fails (a bad option) or hangs (1 s a fault, killed after 2 s): each
+# run shown with its output, counted, and no comparison.
+failures_reported() {
+	local d=$LOGS/fail
+	compare fail --options '-s bogus' '-u MISSING -d 1000000' --runs 1 --run-timeout 2 \
+		-- demand_paging_test -b 1M
+	(($? == 1)) && grep -q "^---- A run #00: FAILED (exit 1); its output:" "$d/err" &&
+		grep -q "^Unknown backing source type 'bogus'" "$d/err" &&
+		grep -q "B #00 FAILED: hung, killed (exit 137)" "$d/err" &&
+		grep -q "^HANG task" "$d/err" &&
+		grep -q "4 failed, 0 skipped" "$d/err" && grep -q "too few runs" "$d/err" && return 0
+	sed 's/^/# /' "$d/err" | tail -n 30
+	return 1
+}
+
 stats_unit_tests() {	# bench/test_stats.py --tap, renumbered into this TAP
 	local line
 	python3 "$REPO/bench/test_stats.py" --tap >"$LOGS/test_stats.log" 2>&1
@@ -135,8 +150,11 @@ if [[ $(uname -m) == x86_64 ]] && bench_host_kvm_ok "$DIR/kselftest_install"; th
 	compare slow --options '' "-d $DELAY" --runs 6 -- demand_paging_test -u MISSING -b 4M
 	check "demand_paging_test -d $DELAY on this host: worse by about $DELAY us a fault" \
 		slower_by_delay "$LOGS/slow" 1024
+	check "failed and hung runs are reported with their output and counted" \
+		failures_reported
 else
-	for t in "A/A demand_paging_test" "A/A dirty_log_perf_test" "known slowdown"; do
+	for t in "A/A demand_paging_test" "A/A dirty_log_perf_test" "known slowdown" \
+		"failed and hung runs"; do
 		skip "$t on this host" "this host's /dev/kvm does not run our guests"
 	done
 fi
