@@ -208,10 +208,3 @@ bench_run_done() {
 bench_count() {
 	grep -c "^$2 ${3:-[ab]} " "$1/status" 2>/dev/null || true
 }
-
-# bench_host_kvm_ok DIR: true if this host's /dev/kvm runs our guests: a
-# short demand_paging_test from the install tree DIR passes.
-bench_host_kvm_ok() {
-	[[ -c /dev/kvm && -r /dev/kvm && -w /dev/kvm ]] || return 1
-	(cd "$1/kvm" && timeout -k 2 30 ./demand_paging_test -b 2M >/dev/null 2>&1)
-}

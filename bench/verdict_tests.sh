@@ -26,6 +26,8 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$REPO/vm/fetch.sh"
 # shellcheck source=vm/build-deps.sh
 . "$REPO/vm/build-deps.sh"
+# shellcheck source=vm/host-kvm.sh
+. "$REPO/vm/host-kvm.sh"
 
 usage() { sed -n '3,/^\([^#]\|$\)/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 LOGS=$REPO/build/logs/verdict
@@ -140,7 +142,7 @@ check "bad command lines: one line, exit 2" usage_errors
 
 DIR=$REPO/build/x86_64
 bench_build "$REPO" x86_64 "$DIR" || { not_ok "build"; exit 1; }
-if [[ $(uname -m) == x86_64 ]] && bench_host_kvm_ok "$DIR/kselftest_install"; then
+if [[ $(uname -m) == x86_64 ]] && host_kvm_runs_guests "$DIR/kselftest_install/kvm"; then
 	compare aa-dp --options '' '' --runs 10 --level 99 -- demand_paging_test -u MISSING -b 4M
 	check "A/A demand_paging_test -u MISSING on this host: no timing differs" \
 		all_timings_same "$LOGS/aa-dp"
@@ -155,7 +157,7 @@ if [[ $(uname -m) == x86_64 ]] && bench_host_kvm_ok "$DIR/kselftest_install"; th
 else
 	for t in "A/A demand_paging_test" "A/A dirty_log_perf_test" "known slowdown" \
 		"failed and hung runs"; do
-		skip "$t on this host" "this host's /dev/kvm does not run our guests"
+		skip "$t on this host" "this host's /dev/kvm does not run our guests: $HOST_KVM_WHY"
 	done
 fi
 
