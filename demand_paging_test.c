@@ -343,6 +343,7 @@ static void run_guest_mode(enum vm_guest_mode mode, void *arg)
 {
 	struct kvm_vm *vm = perf_test_create_vm(mode, &((struct dp_params *)arg)->o);
 
+	perf_report_guest_mode(vm_guest_mode_string(mode));
 	run_test(arg);
 	perf_test_destroy_vm(vm);
 }

@@ -394,6 +394,7 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	bool ok;
 
 	vm = perf_test_create_vm(mode, &p->o);
+	perf_report_guest_mode(vm_guest_mode_string(mode));
 	perf_test_set_write_percent(p->write_percent);
 	perf_test_set_random_access(p->random_access, p->seed);
 	perf_test_dirty_init(&dirty, vm, p->o.dirty_ring_bytes, p->manual);

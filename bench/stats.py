@@ -29,6 +29,7 @@ import json
 import math
 import os
 import random
+import re
 import statistics
 import sys
 
@@ -137,13 +138,22 @@ def compare_figures(a_figs, b_figs, units, family_level=None):
 STAT_TYPES = ('cumulative', 'linear_hist', 'log_hist')
 
 
+def mode_tag(run, i):
+    """A short name of a run's guest mode ('pa40 4K'), so that runs of
+    the same mode are compared whatever modes each kernel offers."""
+    m = re.match(r'PA-bits:(\w+),\s*VA-bits:\d+,\s*(\w+) pages', run.get('guest_mode', ''))
+    if m:
+        return 'pa%s %s' % (m.group(1).lower(), m.group(2))
+    return run.get('options', {}).get('mode', i)
+
+
 def run_figures(obj):
     """{figure: (value, unit)} of one test's JSON object: its figures and
     its cumulative KVM stats per page (vcpu.NAME/page, vm.NAME/page)."""
     out = {}
     runs = obj.get('runs', [])
     for i, run in enumerate(runs):
-        tag = '' if len(runs) == 1 else '[%s]' % run.get('options', {}).get('mode', i)
+        tag = '' if len(runs) == 1 else '[%s]' % mode_tag(run, i)
         figs = run.get('figures', {})
         for name, f in figs.items():
             if isinstance(f.get('value'), (int, float)):

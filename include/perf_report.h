@@ -8,7 +8,7 @@
  *
  *	{ "test", "argv", "kernel": { "release", "version" }, "arch",
  *	  "kvm": { "api_version", "modules" },
- *	  "runs": [ { "result", "options": { key: value },
+ *	  "runs": [ { "result", "guest_mode", "options": { key: value },
  *		      "figures": { key: { "value", "unit" } },
  *		      "stats": { "vm" | "vcpu": { name: { "delta", "before",
  *				"after", "type", "unit" } } } } ] }
@@ -37,6 +37,8 @@ void perf_report_opt_str(const char *key, const char *value);
 void perf_report_opt_int(const char *key, long value);
 void perf_report_u64(const char *key, uint64_t value, const char *unit);
 void perf_report_double(const char *key, double value, const char *unit);
+/* The guest mode of this run (its name), for runs of several modes. */
+void perf_report_guest_mode(const char *name);
 void perf_report_stats_begin(struct kvm_vm *vm);
 void perf_report_stats_end(struct kvm_vm *vm);
 /* Print the RESULT line and add the run to the JSON object. */

@@ -29,6 +29,7 @@ static struct {
 	char tmp[4104];
 	struct report_item items[MAX_ITEMS];
 	int nr_items;
+	const char *guest_mode;
 	bool stats;
 	struct kvm_stats_snapshot vm[2], vcpu[2];
 } r;
@@ -139,6 +140,11 @@ void perf_report_double(const char *key, double value, const char *unit)
 
 	it->type = ITEM_DOUBLE;
 	it->d = value;
+}
+
+void perf_report_guest_mode(const char *name)
+{
+	r.guest_mode = name;
 }
 
 void perf_report_stats_begin(struct kvm_vm *vm)
@@ -259,6 +265,8 @@ static void write_run(struct json_writer *w, const char *result_name)
 {
 	json_object_begin(w, NULL);
 	json_string(w, "result", result_name);
+	if (r.guest_mode)
+		json_string(w, "guest_mode", r.guest_mode);
 	write_items(w, false);
 	write_items(w, true);
 	if (r.stats) {
@@ -281,6 +289,7 @@ void perf_report_run_end(const char *result_name)
 	if (r.f)
 		write_run(&r.w, result_name);
 	r.nr_items = 0;
+	r.guest_mode = NULL;
 	r.stats = false;
 	for (i = 0; i < 2; i++) {
 		kvm_stats_snapshot_free(&r.vm[i]);
