@@ -294,9 +294,9 @@ def write_plot(results, figures, a_figs, b_figs, prefix, title):
     script = [
         'set terminal pngcairo size 720,%d font ",9"' % (150 * rows + 40),
         "set output '%s.png'" % prefix, 'set termoption noenhanced',
-        'set multiplot layout %d,1 title "%s"' % (rows, title.replace('"', "'")),
+        'set multiplot layout %d,1 title "%s" margins 0.14,0.97,%.3f,%.3f spacing 0,0.16'
+        % (rows, title.replace('"', "'"), 20.0 / (150 * rows + 40), 1 - 40.0 / (150 * rows + 40)),
         'set xrange [0.4:2.6]', 'set xtics ("A" 1, "B" 2)', 'unset key',
-        'set lmargin 12', 'set tmargin 1.5', 'set bmargin 1.5',
     ]
     for i, r in enumerate(chosen):
         data = '%s.%d.dat' % (prefix, i)
