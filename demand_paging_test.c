@@ -17,6 +17,7 @@
  */
 #include <getopt.h>
 
+#include "perf_report.h"
 #include "perf_test_util.h"
 #include "userfaultfd_util.h"
 
@@ -46,7 +47,8 @@ static void help(const char *name, const struct dp_params *d)
 {
 	printf("usage: %s [-h] [-m mode] [-u MISSING|MINOR] [-d usec] [-b size]\n"
 	       "          [-s type] [-v vcpus] [-o] [-a] [-r readers] [-w epoll|poll]\n"
-	       "          [-c cpus] [-n] [-p offset] [-L] [-B] [-N node] [-H]\n", name);
+	       "          [-c cpus] [-n] [-p offset] [-L] [-B] [-N node] [-H]\n"
+	       "          [--json file]\n", name);
 	perf_test_options_help(stdout, &d->o);
 	printf(" -u: serve faults with userfaultfd: MISSING (UFFDIO_COPY into empty\n"
 	       "     memory) or MINOR (UFFDIO_CONTINUE of page cache filled through an\n"
@@ -65,7 +67,8 @@ static void parse_args(int argc, char *argv[], struct dp_params *p)
 	struct dp_params defaults = *p;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "h" PERF_TEST_OPTSTRING "u:d:ar:w:H")) != -1) {
+	while ((opt = getopt_long(argc, argv, "h" PERF_TEST_OPTSTRING "u:d:ar:w:H",
+				  perf_test_long_options, NULL)) != -1) {
 		if (perf_test_parse_opt(&p->o, opt, optarg))
 			continue;
 		switch (opt) {
@@ -170,10 +173,13 @@ static void run_pass(const struct dp_params *p, struct uffd_set *s, struct dp_re
 	bool done;
 	int i;
 
+	perf_report_stats_begin(perf_test_args.vm);
 	perf_test_start_threads(&p->o, p->host_only ? perf_test_host_pass :
 						     perf_test_vcpu_pass);
 	done = perf_test_wait_pass(1, some_uffd_failed, s);
 	r->time_ns = timespec_to_ns(timespec_elapsed(start));
+	if (done)
+		perf_report_stats_end(perf_test_args.vm);
 	if (!done) {
 		/* Closing the uffds lets threads blocked in faults finish. */
 		for (i = 0; i < s->n; i++)
@@ -276,22 +282,33 @@ static void print_result(const struct dp_params *p, struct dp_result *r)
 		       (unsigned long)latency_hist_percentile(h, 50),
 		       (unsigned long)latency_hist_percentile(h, 99), (unsigned long)h->max);
 	}
-	printf("RESULT test=demand_paging host_only=%d uffd=%s backing=%s vcpus=%d",
-	       p->host_only, uffd_mode_name(p->uffd_mode),
-	       vm_mem_backing_src_alias(p->o.backing)->name, p->o.nr_vcpus);
-	printf(" vcpu_bytes=%lu overlap=%d uffds=%d readers=%d wake=%s delay_us=%u barrier=%d",
-	       (unsigned long)p->o.vcpu_memory_bytes, !p->o.partition, r->nr_uffds,
-	       r->nr_uffds ? p->nr_readers : 0, uffd_wake_name(p->wake), p->delay_us,
-	       p->o.barrier);
-	printf(" pages=%lu faults=%lu raced=%lu empty_wakes=%lu time_ns=%lu rate=%.1f",
-	       (unsigned long)pages, (unsigned long)r->uffd.served,
-	       (unsigned long)r->uffd.raced, (unsigned long)r->uffd.empty_wakes,
-	       (unsigned long)r->time_ns, rate(pages, r->time_ns));
-	printf(" vcpu_rate_min=%.1f vcpu_rate_max=%.1f lat_p50_ns=%lu lat_p99_ns=%lu lat_max_ns=%lu",
-	       lo, hi, (unsigned long)latency_hist_percentile(h, 50),
-	       (unsigned long)latency_hist_percentile(h, 99), (unsigned long)h->max);
-	printf(" exits=%lu pf_taken=%lu checked=%lu numa_node=%d\n", (unsigned long)r->exits,
-	       (unsigned long)r->pf_taken, (unsigned long)r->checked, p->o.numa_node);
+	perf_report_opt_int("host_only", p->host_only);
+	perf_report_opt_str("uffd", uffd_mode_name(p->uffd_mode));
+	perf_report_opt_str("backing", vm_mem_backing_src_alias(p->o.backing)->name);
+	perf_report_opt_int("vcpus", p->o.nr_vcpus);
+	perf_report_opt_int("vcpu_bytes", p->o.vcpu_memory_bytes);
+	perf_report_opt_int("overlap", !p->o.partition);
+	perf_report_u64("uffds", r->nr_uffds, "count");
+	perf_report_opt_int("readers", r->nr_uffds ? p->nr_readers : 0);
+	perf_report_opt_str("wake", uffd_wake_name(p->wake));
+	perf_report_opt_int("delay_us", p->delay_us);
+	perf_report_opt_int("barrier", p->o.barrier);
+	perf_report_u64("pages", pages, "pages");
+	perf_report_u64("faults", r->uffd.served, "count");
+	perf_report_u64("raced", r->uffd.raced, "count");
+	perf_report_u64("empty_wakes", r->uffd.empty_wakes, "count");
+	perf_report_u64("time_ns", r->time_ns, "ns");
+	perf_report_double("rate", rate(pages, r->time_ns), "pages/s");
+	perf_report_double("vcpu_rate_min", lo, "pages/s");
+	perf_report_double("vcpu_rate_max", hi, "pages/s");
+	perf_report_u64("lat_p50_ns", latency_hist_percentile(h, 50), "ns");
+	perf_report_u64("lat_p99_ns", latency_hist_percentile(h, 99), "ns");
+	perf_report_u64("lat_max_ns", h->max, "ns");
+	perf_report_u64("exits", r->exits, "count");
+	perf_report_u64("pf_taken", r->pf_taken, "count");
+	perf_report_u64("checked", r->checked, "pages");
+	perf_report_opt_int("numa_node", p->o.numa_node);
+	perf_report_run_end("demand_paging");
 }
 
 static void check_result(const struct dp_params *p, struct dp_result *r)
@@ -326,6 +343,7 @@ static void run_guest_mode(enum vm_guest_mode mode, void *arg)
 {
 	struct kvm_vm *vm = perf_test_create_vm(mode, &((struct dp_params *)arg)->o);
 
+	perf_report_guest_mode(vm_guest_mode_string(mode));
 	run_test(arg);
 	perf_test_destroy_vm(vm);
 }
@@ -341,6 +359,7 @@ int main(int argc, char *argv[])
 	perf_test_options_init(&p.o, DEFAULT_VCPU_MEMORY, 1);
 	parse_args(argc, argv, &p);
 	check_params(&p);
+	perf_report_open("demand_paging_test", p.o.json_path, argc, argv);
 	if (p.host_only) {
 		perf_test_setup_host_mem(&p.o, vm_guest_mode(VM_MODE_DEFAULT)->page_size);
 		run_test(&p);
@@ -348,5 +367,6 @@ int main(int argc, char *argv[])
 	} else {
 		for_each_guest_mode(run_guest_mode, &p);
 	}
+	perf_report_close();
 	return KSFT_PASS;
 }

@@ -19,6 +19,7 @@
 #include <getopt.h>
 
 #include "perf_test_dirty.h"
+#include "perf_report.h"
 #include "perf_test_util.h"
 
 #define DEFAULT_VCPU_MEMORY	(16 * MB)
@@ -55,7 +56,8 @@ static void help(const char *name, const struct dl_params *d)
 {
 	printf("usage: %s [-h] [-i iterations] [-g] [-m mode] [-b size] [-v vcpus] [-o]\n"
 	       "          [-s type] [-x memslots] [-w percent] [-a] [-r seed] [-c cpus]\n"
-	       "          [-e] [-n] [-p offset] [-L] [-B] [-N node] [-R ring_entries]\n", name);
+	       "          [-e] [-n] [-p offset] [-L] [-B] [-N node] [-R ring_entries]\n"
+	       "          [--json file]\n", name);
 	perf_test_options_help(stdout, &d->o);
 	printf(" -i: dirty passes, each followed by reading the log (default: %d, at least 2)\n"
 	       " -g: no manual protect: KVM_GET_DIRTY_LOG clears and write-protects, no\n"
@@ -103,7 +105,8 @@ static void parse_args(int argc, char *argv[], struct dl_params *p)
 	struct dl_params defaults = *p;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "h" PERF_TEST_OPTSTRING "x:i:gw:ar:eR:")) != -1) {
+	while ((opt = getopt_long(argc, argv, "h" PERF_TEST_OPTSTRING "x:i:gw:ar:eR:",
+				  perf_test_long_options, NULL)) != -1) {
 		if (perf_test_parse_opt(&p->o, opt, optarg))
 			continue;
 		if (opt == 'h') {
@@ -339,24 +342,35 @@ static void print_result(const struct dl_params *p, enum vm_guest_mode mode,
 	print_total("Get dirty log", n, t->get);
 	if (perf_test_dirty_needs_clear(&dirty))
 		print_total("Clear dirty log", n, t->clear);
-	printf("RESULT test=dirty_log log=%s ring_entries=%u manual_protect=%d initially_set=%d",
-	       p->ring_entries ? "ring" : "bitmap", p->ring_entries, !!dirty.manual,
-	       !!(dirty.manual & KVM_DIRTY_LOG_INITIALLY_SET));
-	printf(" mode=%d backing=%s vcpus=%d vcpu_bytes=%lu slots=%d overlap=%d",
-	       mode, vm_mem_backing_src_alias(p->o.backing)->name, p->o.nr_vcpus,
-	       (unsigned long)p->o.vcpu_memory_bytes, p->o.nr_slots, !p->o.partition);
-	printf(" write_percent=%u random=%d seed=%u iterations=%d barrier=%d run_while_disabling=%d",
-	       p->write_percent, p->random_access, p->seed, n, p->o.barrier,
-	       p->run_while_disabling);
-	printf(" populate_ns=%lu enable_ns=%lu dirty_ns_avg=%lu get_ns_total=%lu get_ns_avg=%lu",
-	       (unsigned long)t->populate, (unsigned long)t->enable,
-	       (unsigned long)(t->dirty / n), (unsigned long)t->get,
-	       (unsigned long)(t->get / n));
-	printf(" clear_ns_total=%lu clear_ns_avg=%lu disable_ns=%lu reported=%lu checked=%lu",
-	       (unsigned long)t->clear, (unsigned long)(t->clear / n),
-	       (unsigned long)t->disable, (unsigned long)t->reported, (unsigned long)t->checked);
-	printf(" ring_full_exits=%lu ring_harvested=%lu\n", (unsigned long)dirty.ring_full_exits,
-	       (unsigned long)dirty.harvested);
+	perf_report_opt_str("log", p->ring_entries ? "ring" : "bitmap");
+	perf_report_opt_int("ring_entries", p->ring_entries);
+	perf_report_opt_int("manual_protect", !!dirty.manual);
+	perf_report_opt_int("initially_set", !!(dirty.manual & KVM_DIRTY_LOG_INITIALLY_SET));
+	perf_report_opt_int("mode", mode);
+	perf_report_opt_str("backing", vm_mem_backing_src_alias(p->o.backing)->name);
+	perf_report_opt_int("vcpus", p->o.nr_vcpus);
+	perf_report_opt_int("vcpu_bytes", p->o.vcpu_memory_bytes);
+	perf_report_opt_int("slots", p->o.nr_slots);
+	perf_report_opt_int("overlap", !p->o.partition);
+	perf_report_opt_int("write_percent", p->write_percent);
+	perf_report_opt_int("random", p->random_access);
+	perf_report_opt_int("seed", p->seed);
+	perf_report_opt_int("iterations", n);
+	perf_report_opt_int("barrier", p->o.barrier);
+	perf_report_opt_int("run_while_disabling", p->run_while_disabling);
+	perf_report_u64("populate_ns", t->populate, "ns");
+	perf_report_u64("enable_ns", t->enable, "ns");
+	perf_report_u64("dirty_ns_avg", t->dirty / n, "ns");
+	perf_report_u64("get_ns_total", t->get, "ns");
+	perf_report_u64("get_ns_avg", t->get / n, "ns");
+	perf_report_u64("clear_ns_total", t->clear, "ns");
+	perf_report_u64("clear_ns_avg", t->clear / n, "ns");
+	perf_report_u64("disable_ns", t->disable, "ns");
+	perf_report_u64("reported", t->reported, "pages");
+	perf_report_u64("checked", t->checked, "pages");
+	perf_report_u64("ring_full_exits", dirty.ring_full_exits, "count");
+	perf_report_u64("ring_harvested", dirty.harvested, "count");
+	perf_report_run_end("dirty_log");
 }
 
 static void describe(const struct dl_params *p)
@@ -380,17 +394,20 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	bool ok;
 
 	vm = perf_test_create_vm(mode, &p->o);
+	perf_report_guest_mode(vm_guest_mode_string(mode));
 	perf_test_set_write_percent(p->write_percent);
 	perf_test_set_random_access(p->random_access, p->seed);
 	perf_test_dirty_init(&dirty, vm, p->o.dirty_ring_bytes, p->manual);
 	describe(p);
 
+	perf_report_stats_begin(vm);
 	start = timespec_now();
 	perf_test_start_threads(&p->o, dl_vcpu_pass);
 	ok = run_phases(p, &t, start, err, sizeof(err));
 	WRITE_ONCE(keep_running, false);
 	perf_test_join_threads();
 	TEST_ASSERT(ok, "%s", err);
+	perf_report_stats_end(vm);
 
 	t.checked = perf_test_check_memory();
 	print_result(p, mode, &t);
@@ -412,6 +429,8 @@ int main(int argc, char *argv[])
 	perf_test_options_init(&p.o, DEFAULT_VCPU_MEMORY, 1);
 	parse_args(argc, argv, &p);
 	check_params(&p);
+	perf_report_open("dirty_log_perf_test", p.o.json_path, argc, argv);
 	for_each_guest_mode(run_test, &p);
+	perf_report_close();
 	return KSFT_PASS;
 }

@@ -30,14 +30,14 @@ bench_parse_args() {
 	[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "bad --runs" >&2; exit 2; }
 }
 
-# bench_guest_watch TEST TIMEOUT: guest shell lines that run ./TEST "$@"
-# to /tmp/out and, if it still runs after TIMEOUT seconds, print its
-# threads' kernel stacks as HANG lines and kill it.
+# bench_guest_watch TEST TIMEOUT [OUT]: guest shell lines that run ./TEST
+# "$@" to OUT (default /tmp/out) and, if it still runs after TIMEOUT
+# seconds, print its threads' kernel stacks as HANG lines and kill it.
 bench_guest_watch() {
 	cat <<WATCH
-  ./$1 "\$@" >/tmp/out 2>&1 &
+  ./$1 "\$@" >${3:-/tmp/out} 2>&1 &
   pid=\$!; n=0
-  while [ \$n -lt $2 ] && kill -0 \$pid 2>/dev/null; do sleep 1; n=\$((n + 1)); done
+  while [ \$n -lt $(($2 * 10)) ] && kill -0 \$pid 2>/dev/null; do sleep 0.1; n=\$((n + 1)); done
   if kill -0 \$pid 2>/dev/null; then
     echo "HANG \$*"
     for t in /proc/\$pid/task/*; do
@@ -67,4 +67,154 @@ bench_vm_run() {
 		>/dev/null 2>&1 || { echo "build failed" >&2; exit 1; }
 	"$REPO/vm/run" --arch x86_64 --smp 4 --dir "$REPO/build/x86_64/kselftest_install" \
 		--timeout "$TIMEOUT" -- sh -c "$1" | tr -d '\r' >"$2"
+}
+
+# ---- runs that write JSON (bench/compare, bench/bisect-run) ----------------
+#
+# A run is one test command writing its figures with --json.  Runs print
+# a protocol on stdout, the same on the host and in the VM:
+#   CMP-START SIDE IDX WARM     (WARM 1: a warm-up run, dropped)
+#   CMP-OUT LINE...             (the test's output)
+#   CMP-JSON-BEGIN / ... / CMP-JSON-END   (its JSON, if it passed)
+#   CMP-END SIDE IDX RC
+# and bench_read_runs files them under OUT: SIDE/IDX.json (or
+# warmup/SIDE-IDX.json), logs/SIDE-IDX.log, and one line per run in
+# OUT/status: "ok|fail|skip SIDE IDX RC".
+
+# bench_shquote ARG...: each ARG single-quoted for a POSIX shell.
+bench_shquote() {
+	local a out=
+	for a in "$@"; do out+="'${a//\'/\'\\\'\'}' "; done
+	printf '%s' "${out% }"
+}
+
+# bench_kernel_args SPEC: vm/run's arguments, one a line, for a kernel
+# given as a Debian kernel version (6.1, 6.12.115+deb12) or IMAGE or
+# IMAGE:MODULES_DIR; nothing and the reason on stderr if it is neither.
+bench_kernel_args() {
+	local img=${1%%:*} mods=''
+	[[ $1 == *:* ]] && mods=${1#*:}
+	if [[ -f $img ]]; then
+		[[ -z $mods || -d $mods ]] || { echo "no modules dir '$mods'" >&2; return 0; }
+		printf '%s\n' --kernel "$img" ${mods:+--modules "$mods"}
+	elif [[ $1 =~ ^[0-9]+\.[0-9]+([.+-][0-9a-z.+-]*)?$ ]]; then
+		printf '%s\n' --debian-kernel "$1"
+	else
+		echo "kernel '$1' is neither an image file nor a Debian kernel version" >&2
+	fi
+}
+
+# bench_arch_dir ARCH: build/ subdirectory name (x86_64, aarch64).
+bench_arch_dir() { [[ $1 == arm64 ]] && echo aarch64 || echo x86_64; }
+
+# bench_build SRC ARCH OUT: a static kselftest install of the suite in SRC
+# for ARCH under OUT (OUT/kselftest_install); the log on failure.
+bench_build() {
+	make -s -C "$1" ARCH="$2" STATIC=1 O="$3" -j"$(nproc)" kselftest_install \
+		>"$3.build.log" 2>&1 || { tail -30 "$3.build.log" >&2; return 1; }
+}
+
+# bench_run_fn TEST TIMEOUT: shell (POSIX sh, for the guest too) defining
+# bench_run SIDE IDX WARM DIR ARGS...: runs ./TEST ARGS --json in DIR
+# (files in $BENCH_TMP, default /tmp),
+# killing it after TIMEOUT seconds (its kernel stacks shown), and prints
+# the protocol.
+bench_run_fn() {
+	cat <<RUN
+bench_run() {
+  side=\$1 idx=\$2 warm=\$3; cd "\$4" || exit 1; shift 4
+  bt=\${BENCH_TMP:-/tmp}
+  rm -f "\$bt/bench.json"
+  echo "CMP-START \$side \$idx \$warm"
+  set -- "\$@" --json "\$bt/bench.json"
+$(bench_guest_watch "$1" "$2" "\"\$bt/out\"")
+  rc=\$?
+  sed 's/^/CMP-OUT /' "\$bt/out"
+  if [ \$rc = 0 ] && [ -s "\$bt/bench.json" ]; then
+    echo CMP-JSON-BEGIN; cat "\$bt/bench.json"; echo; echo CMP-JSON-END
+  fi
+  echo "CMP-END \$side \$idx \$rc"
+}
+RUN
+}
+
+# bench_progress DONE TOTAL START: "i of N, elapsed, ~left".
+bench_progress() {
+	local el=$((SECONDS - $3)) left=
+	(($1)) && left=", ~$(((el * ($2 - $1) / $1 + 30) / 60)) min left"
+	printf '%d of %d, %d:%02d elapsed%s' "$1" "$2" $((el / 60)) $((el % 60)) "$left"
+}
+
+# bench_read_runs OUT TOTAL START NAME: file the protocol from stdin (see
+# above), print progress on stderr as "NAME: ..." and every failed run's
+# output; other lines go to OUT/console.log.
+bench_read_runs() {
+	local out=$1 total=$2 start=$3 name=$4 line side='' idx='' warm='' rc json='' log
+	local n
+	mkdir -p "$out/a" "$out/b" "$out/warmup" "$out/logs"
+	n=0
+	[[ ! -f $out/status ]] || n=$(wc -l <"$out/status")
+	while IFS= read -r line; do
+		case $line in
+		"CMP-START "*)
+			read -r _ side idx warm <<<"$line"
+			log=$out/logs/$side-$idx.log
+			: >"$log"
+			;;
+		"CMP-OUT "*) echo "${line#CMP-OUT }" >>"$log" ;;
+		CMP-JSON-BEGIN)
+			json=$out/$side/$idx.json
+			[[ $warm == 1 ]] && json=$out/warmup/$side-$idx.json
+			: >"$json"
+			;;
+		CMP-JSON-END) json= ;;
+		"CMP-END "*)
+			read -r _ side idx rc <<<"$line"
+			n=$((n + 1))
+			bench_run_done "$out" "$side" "$idx" "$rc" "$warm"
+			echo "$name: run $(bench_progress "$n" "$total" "$start"):" \
+				"${side^^} #$idx$([[ $warm == 1 ]] && echo ' (warm-up)')" \
+				"$(bench_rc_text "$rc")" >&2
+			;;
+		*)
+			if [[ -n $json ]]; then
+				echo "$line" >>"$json"
+			elif [[ -n $side && $line == HANG* ]]; then
+				echo "$line" >>"$log"
+			else
+				echo "$line" >>"$out/console.log"
+			fi
+			;;
+		esac
+	done
+}
+
+bench_rc_text() {
+	case $1 in
+	0) echo ok ;;
+	4) echo "SKIPPED (exit 4)" ;;
+	137) echo "FAILED: hung, killed (exit 137)" ;;
+	*) echo "FAILED (exit $1)" ;;
+	esac
+}
+
+# bench_run_done OUT SIDE IDX RC WARM: record a run; a failed one's output
+# goes to stderr.
+bench_run_done() {
+	local what=ok log=$1/logs/$2-$3.log
+	[[ $4 == 0 && -s $1/$2/$3.json || $4 == 0 && $5 == 1 ]] || what=fail
+	[[ $4 == 4 ]] && what=skip
+	echo "$what $2 $3 $4" >>"$1/status"
+	[[ $what == ok ]] && return 0
+	{
+		echo "---- ${2^^} run #$3: $(bench_rc_text "$4"); its output:"
+		tail -40 "$log"
+		echo "----"
+	} >&2
+}
+
+# bench_count OUT WHAT [SIDE]: runs in OUT/status that were WHAT (ok,
+# fail, skip), warm-ups included.
+bench_count() {
+	grep -c "^$2 ${3:-[ab]} " "$1/status" 2>/dev/null || true
 }

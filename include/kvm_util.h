@@ -145,6 +145,42 @@ bool kvm_stats_find(const struct kvm_stats_values *s, const char *name, uint64_t
 /* Every vCPU's stats of @vm, summed by name. */
 void vm_vcpu_stats_sum(struct kvm_vm *vm, struct kvm_stats_values *s);
 
+/*
+ * Every stat of a VM or vCPU fd at one moment.  Adding several fds of one
+ * kind (all vCPUs of a VM) sums them; a histogram's value is the sum of
+ * its buckets.  Zero-initialize, and free with kvm_stats_snapshot_free().
+ */
+#define KVM_STAT_NAME_MAX	64	/* longer names are cut */
+
+struct kvm_stat_value {
+	char name[KVM_STAT_NAME_MAX];
+	uint32_t flags;		/* KVM_STATS_TYPE_*, UNIT_*, BASE_* */
+	uint64_t value;
+};
+
+struct kvm_stats_snapshot {
+	uint32_t nr;
+	struct kvm_stat_value *stats;
+};
+
+/* A stat that moved between two snapshots; name points into @after. */
+struct kvm_stat_delta {
+	const char *name;
+	uint32_t flags;
+	uint64_t before;
+	uint64_t after;
+};
+
+void kvm_stats_snapshot_add(struct kvm_stats_snapshot *s, int fd);
+/* The VM's stats and the sum over its vCPUs (empty without binary stats). */
+void kvm_stats_snapshot_vm(struct kvm_vm *vm, struct kvm_stats_snapshot *vm_stats,
+			   struct kvm_stats_snapshot *vcpu_stats);
+/* The stats that differ between @before and @after, at most @max. */
+int kvm_stats_snapshot_diff(const struct kvm_stats_snapshot *before,
+			    const struct kvm_stats_snapshot *after,
+			    struct kvm_stat_delta *deltas, int max);
+void kvm_stats_snapshot_free(struct kvm_stats_snapshot *s);
+
 /* Memslots (memslot.c). */
 bool vm_has_memory_region2(struct kvm_vm *vm);
 int __vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,

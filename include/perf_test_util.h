@@ -18,6 +18,7 @@
 #ifndef SELFTEST_KVM_PERF_TEST_UTIL_H
 #define SELFTEST_KVM_PERF_TEST_UTIL_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "kvm_util.h"
@@ -77,6 +78,7 @@ struct perf_test_options {
 	int numa_node;			/* -N, -1: none */
 	int nr_slots;			/* -x (tests that offer it) */
 	uint32_t dirty_ring_bytes;	/* set by the test: a dirty ring (bytes) per vCPU */
+	const char *json_path;		/* --json */
 	/* Filled in by perf_test_options_check(). */
 	bool pin;
 	int vcpu_cpus[KVM_MAX_VCPUS];
@@ -84,6 +86,9 @@ struct perf_test_options {
 };
 
 #define PERF_TEST_OPTSTRING	"m:b:v:os:c:BnN:p:L"
+/* Long options (getopt_long) every perf test takes; their codes are not letters. */
+#define PERF_TEST_OPT_JSON	0x100
+extern const struct option perf_test_long_options[];
 
 void perf_test_options_init(struct perf_test_options *o, uint64_t bytes, int nr_vcpus);
 /* Handle option @opt if it is a shared one; false if it is not. */

@@ -5,14 +5,19 @@
  * -c CPU list, -n nested, -p guest-physical offset: as in upstream's
  * demand_paging_test and dirty_log_perf_test; and letters no upstream
  * version of either uses: -B no start barrier, -N NUMA node, -L largest
- * guest pages.  Checked in one place, before any work: bad input is a
- * usage error, what the host lacks a skip.
+ * guest pages, and the long option --json FILE.  Checked in one place,
+ * before any work: bad input is a usage error, what the host lacks a skip.
  */
 #include <fcntl.h>
 #include <sched.h>
 
 #include "numa_util.h"
 #include "perf_test_util.h"
+
+const struct option perf_test_long_options[] = {
+	{ "json", required_argument, NULL, PERF_TEST_OPT_JSON },
+	{ NULL, 0, NULL, 0 },
+};
 
 void perf_test_options_init(struct perf_test_options *o, uint64_t bytes, int nr_vcpus)
 {
@@ -75,6 +80,9 @@ bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg)
 	case 'L':
 		o->large_pages = true;
 		return true;
+	case PERF_TEST_OPT_JSON:
+		o->json_path = arg;
+		return true;
 	case 'x':
 		o->nr_slots = parse_long("memslot count (-x)", arg, 1, PERF_TEST_MAX_SLOTS);
 		return true;
@@ -103,7 +111,9 @@ void perf_test_options_help(FILE *out, const struct perf_test_options *d)
 		" -L: map test memory in the guest with the largest pages the guest mode\n"
 		"     allows (default: the guest mode's page size)\n"
 		" -N: bind test memory to this NUMA node (checked after the run); it was\n"
-		"     -n before -n took upstream's meaning (nested)\n");
+		"     -n before -n took upstream's meaning (nested)\n"
+		" --json FILE: also write the options and figures, with the KVM stats\n"
+		"     that moved while timed, as one JSON object to FILE\n");
 }
 
 int parse_cpu_list(const char *list, int *cpus, int max)

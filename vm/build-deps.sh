@@ -6,7 +6,7 @@
 # As root it installs; otherwise it prints the command and fails.
 
 build_deps_missing() {
-	local arch pkg
+	local arch
 	local -a pkgs=(make gcc libc6-dev libnuma-dev linux-source-6.1
 		linux-source-6.12 rsync xz-utils
 		git cpio)
@@ -14,27 +14,44 @@ build_deps_missing() {
 		[[ $arch == arm64 && $(uname -m) != aarch64 ]] || continue
 		pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libnuma-dev:arm64)
 	done
-	for pkg in "${pkgs[@]}"; do
-		dpkg-query -W -f '${Status}\n' "$pkg" 2>/dev/null |
-			grep -q '^install ok installed' || echo "$pkg"
-	done
+	packages_missing "${pkgs[@]}"
 }
 
 ensure_build_deps() {
 	local -a missing
 	mapfile -t missing < <(build_deps_missing "$@")
-	((${#missing[@]})) || return 0
+	install_packages "${missing[@]}"
+}
+
+# packages_missing PKG...: those of PKG not installed.
+packages_missing() {
+	local pkg
+	for pkg in "$@"; do
+		dpkg-query -W -f '${Status}\n' "$pkg" 2>/dev/null |
+			grep -q '^install ok installed' || echo "$pkg"
+	done
+}
+
+# ensure_packages PKG...: install those of PKG that are missing.
+ensure_packages() {
+	local -a missing
+	mapfile -t missing < <(packages_missing "$@")
+	install_packages "${missing[@]}"
+}
+
+install_packages() {
+	(($#)) || return 0
 	if ((EUID != 0)); then
 		echo "missing packages; run: sudo dpkg --add-architecture arm64 &&" \
-			"sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+			"sudo apt-get update && sudo apt-get install -y $*" >&2
 		return 1
 	fi
-	if [[ " ${missing[*]} " == *:arm64* ]] &&
+	if [[ " $* " == *:arm64* ]] &&
 		! dpkg --print-foreign-architectures | grep -qx arm64; then
 		dpkg --add-architecture arm64
 	fi
-	echo "installing: ${missing[*]}" >&2
+	echo "installing: $*" >&2
 	apt-get update -qq >&2
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-		"${missing[@]}" >&2
+		"$@" >&2
 }

@@ -1,0 +1,424 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""bench/stats.py: every statistic of the bench scripts, in one place.
+
+Reads the JSON objects the perf tests write (--json FILE), one file per
+run, and judges whether setup B differs from setup A, figure by figure:
+
+  median, mean and standard deviation (epoll's AVG/SIG pair), min-max and
+  relative spread of each side; the ratio of the medians B/A with a
+  confidence interval from a percentile bootstrap (each side resampled on
+  its own); a verdict: worse, better, or the same within the noise.
+
+The intervals are simultaneous: with m figures judged at once, each
+interval is at level 1 - 0.05/m (Bonferroni), so that all of them hold
+together with at least 95%: an A/A comparison of a dozen figures then
+calls a false difference at most 5% of the time, not 1 - 0.95^12 = 46%.
+
+Worse means slower for a time (ns), lower for a rate (/s), and more for a
+counter (KVM binary stats per page, counts).  The bootstrap is seeded
+from the figure's name: the same runs always give the same verdict.
+
+Used by bench/compare (subcommand compare) and bench/bisect-run (judge);
+tested by bench/test_stats.py.
+"""
+import argparse
+import glob
+import hashlib
+import json
+import math
+import os
+import random
+import re
+import statistics
+import sys
+
+RESAMPLES = 4000
+FAMILY_LEVEL = 0.95
+
+
+# ---- statistics on plain lists ------------------------------------------
+
+def summary(xs):
+    """n, median, mean, sd (sample), min, max, spread (max-min)/|median|."""
+    xs = sorted(xs)
+    med = statistics.median(xs)
+    return {
+        'n': len(xs),
+        'median': med,
+        'mean': statistics.fmean(xs),
+        'sd': statistics.stdev(xs) if len(xs) > 1 else 0.0,
+        'min': xs[0],
+        'max': xs[-1],
+        'spread': (xs[-1] - xs[0]) / abs(med) if med else 0.0,
+    }
+
+
+def quantile(sorted_xs, q):
+    """Linear-interpolated quantile q (0..1) of a sorted list."""
+    pos = q * (len(sorted_xs) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_xs) - 1)
+    if sorted_xs[lo] == sorted_xs[hi]:
+        return sorted_xs[lo]
+    return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (pos - lo)
+
+
+def seed_of(name):
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], 'little')
+
+
+def ratio_ci(a, b, level, seed, resamples=None):
+    """Ratio of medians B/A and its percentile-bootstrap interval.
+
+    Returns (ratio, lo, hi); with a zero median of A the ratio is taken
+    as inf (B > 0) or 1 (B = 0), and so are the bounds where a resample
+    of A has median 0."""
+    def ratio(ma, mb):
+        if ma:
+            return mb / ma
+        return 1.0 if mb == 0 else math.copysign(math.inf, mb)
+
+    rng = random.Random(seed)
+    resamples = resamples or RESAMPLES
+    r = ratio(statistics.median(a), statistics.median(b))
+    boot = sorted(ratio(statistics.median(rng.choices(a, k=len(a))),
+                        statistics.median(rng.choices(b, k=len(b))))
+                  for _ in range(resamples))
+    tail = (1 - level) / 2
+    return r, quantile(boot, tail), quantile(boot, 1 - tail)
+
+
+def lower_is_better(unit):
+    """Times and counters: less is better; rates (anything per second): more."""
+    return not unit.endswith('/s')
+
+
+def verdict(ratio, lo, hi, unit):
+    """'worse', 'better' or 'same', and the change in percent [lo, hi]
+    in the verdict's direction (positive: by how much worse or better)."""
+    if lo <= 1 <= hi or math.isnan(ratio):
+        return 'same', (ratio - 1) * 100, (lo - 1) * 100, (hi - 1) * 100
+    higher = lo > 1
+    worse = higher == lower_is_better(unit)
+    if higher:
+        pct = ((ratio - 1) * 100, (lo - 1) * 100, (hi - 1) * 100)
+    else:
+        pct = ((1 - ratio) * 100, (1 - hi) * 100, (1 - lo) * 100)
+    return ('worse' if worse else 'better'), pct[0], pct[1], pct[2]
+
+
+def compare_figures(a_figs, b_figs, units, family_level=None):
+    """Judge every figure present on both sides.
+
+    a_figs, b_figs: {name: [values]}; units: {name: unit}.  Figures with
+    the same constant value on both sides are 'same' without a test; the
+    others share the family level (Bonferroni)."""
+    names = [n for n in a_figs if n in b_figs and a_figs[n] and b_figs[n]]
+    varying = [n for n in names
+               if len(set(a_figs[n]) | set(b_figs[n])) > 1]
+    m = max(len(varying), 1)
+    level = 1 - (1 - (family_level or FAMILY_LEVEL)) / m
+    out = []
+    for n in names:
+        a, b = a_figs[n], b_figs[n]
+        if n in varying:
+            r, lo, hi = ratio_ci(a, b, level, seed_of(n))
+        else:
+            r = lo = hi = 1.0
+        v, pct, plo, phi = verdict(r, lo, hi, units[n])
+        out.append({'figure': n, 'unit': units[n], 'a': summary(a),
+                    'b': summary(b), 'ratio': r, 'lo': lo, 'hi': hi,
+                    'verdict': v, 'pct': pct, 'pct_lo': plo, 'pct_hi': phi})
+    return out, level, len(varying)
+
+
+# ---- the perf tests' JSON objects ----------------------------------------
+
+STAT_TYPES = ('cumulative', 'linear_hist', 'log_hist')
+
+
+def mode_tag(run, i):
+    """A short name of a run's guest mode ('pa40 4K'), so that runs of
+    the same mode are compared whatever modes each kernel offers."""
+    m = re.match(r'PA-bits:(\w+),\s*VA-bits:\d+,\s*(\w+) pages', run.get('guest_mode', ''))
+    if m:
+        return 'pa%s %s' % (m.group(1).lower(), m.group(2))
+    return run.get('options', {}).get('mode', i)
+
+
+def run_figures(obj):
+    """{figure: (value, unit)} of one test's JSON object: its figures and
+    its cumulative KVM stats per page (vcpu.NAME/page, vm.NAME/page)."""
+    out = {}
+    runs = obj.get('runs', [])
+    for i, run in enumerate(runs):
+        tag = '' if len(runs) == 1 else '[%s]' % mode_tag(run, i)
+        figs = run.get('figures', {})
+        for name, f in figs.items():
+            if isinstance(f.get('value'), (int, float)):
+                out[name + tag] = (float(f['value']), f.get('unit', ''))
+        pages = (figs.get('pages') or figs.get('checked') or {}).get('value')
+        for scope, stats in run.get('stats', {}).items():
+            for name, s in stats.items():
+                if pages and s.get('type') in STAT_TYPES:
+                    out['%s.%s/page%s' % (scope, name, tag)] = (s['delta'] / pages,
+                                                                'per page')
+    return out
+
+
+def load_side(paths):
+    """{figure: [values]} and {figure: unit} over the JSON files; a stat
+    that did not move in a run counts 0 there."""
+    figs, units, runs = {}, {}, []
+    for p in paths:
+        with open(p) as f:
+            runs.append(run_figures(json.load(f)))
+    for r in runs:
+        for name, (_, unit) in r.items():
+            units[name] = unit
+    for name, unit in units.items():
+        for r in runs:
+            if name in r:
+                figs.setdefault(name, []).append(r[name][0])
+            elif unit == 'per page':
+                figs.setdefault(name, []).append(0.0)
+    return figs, units
+
+
+def side_hosts(paths):
+    """'kernel RELEASE (ARCH, KVM: modules) xN' for the runs in @paths."""
+    seen = {}
+    for p in paths:
+        with open(p) as f:
+            o = json.load(f)
+        key = 'kernel %s (%s, KVM: %s)' % (o.get('kernel', {}).get('release', '?'),
+                                          o.get('arch', '?'),
+                                          ','.join(sorted(o.get('kvm', {}).get('modules', []))))
+        seen[key] = seen.get(key, 0) + 1
+    return '; '.join('%s x%d' % kv for kv in seen.items())
+
+
+def side_files(d):
+    return sorted(glob.glob(os.path.join(d, '*.json')))
+
+
+# ---- printing ------------------------------------------------------------
+
+def fmt(v):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return 'nan'
+    if math.isinf(v):
+        return 'inf'
+    a = abs(v)
+    if a and (a >= 1e7 or a < 1e-3):
+        return '%.3e' % v
+    if a >= 100:
+        return '%.0f' % v
+    return '%.4g' % v
+
+
+def verdict_text(r):
+    if r['verdict'] == 'same':
+        return 'no difference beyond the noise of these runs'
+    return 'B %s by %.1f%% [%.1f, %.1f]' % (r['verdict'], r['pct'], r['pct_lo'],
+                                          r['pct_hi'])
+
+
+def constant(r):
+    """The same value in every run of both sides."""
+    return r['a']['min'] == r['a']['max'] == r['b']['min'] == r['b']['max']
+
+
+def is_timing(r):
+    return r['unit'] == 'ns' or r['unit'].endswith('/s')
+
+
+def print_table(results, out=None):
+    """Two rows a figure, A then B, the ratio and verdict on B's row;
+    timings first; figures constant over all runs of both sides in one
+    line at the end."""
+    out = out or sys.stdout
+    rows = sorted((r for r in results if not constant(r)), key=lambda r: not is_timing(r))
+    w = max([len('%s (%s)' % (r['figure'], r['unit'])) for r in rows] + [12])
+    print('%-*s %4s %10s %10s %10s %23s %7s  %-24s %s' %
+          (w, 'figure (unit)', '', 'median', 'mean', 'sd', '[min-max]', 'spread',
+           'B/A [lo, hi]', 'verdict'), file=out)
+    for r in rows:
+        for side in 'ab':
+            s = r[side]
+            name = '%s (%s)' % (r['figure'], r['unit']) if side == 'a' else ''
+            tail = ''
+            if side == 'b':
+                tail = '  %-24s %s' % ('%s [%s, %s]' % (fmt(r['ratio']), fmt(r['lo']),
+                                                        fmt(r['hi'])), verdict_text(r))
+            print('%-*s %4s %10s %10s %10s %23s %6.1f%%%s' %
+                  (w, name, side.upper(), fmt(s['median']), fmt(s['mean']),
+                   fmt(s['sd']), '[%s-%s]' % (fmt(s['min']), fmt(s['max'])),
+                   s['spread'] * 100, tail), file=out)
+    same = ['%s=%s' % (r['figure'], fmt(r['a']['median'])) for r in results if constant(r)]
+    if same:
+        print('the same in every run of A and B: ' + ', '.join(same), file=out)
+
+
+def verdict_line(r):
+    return ('VERDICT figure=%s unit=%s a=%s b=%s ratio=%s lo=%s hi=%s verdict=%s' %
+            (r['figure'], r['unit'].replace(' ', '_'), fmt_exact(r['a']['median']),
+             fmt_exact(r['b']['median']), fmt_exact(r['ratio']), fmt_exact(r['lo']),
+             fmt_exact(r['hi']), r['verdict']))
+
+
+def fmt_exact(v):
+    return 'inf' if math.isinf(v) else ('nan' if math.isnan(v) else '%.6g' % v)
+
+
+# ---- the plot ------------------------------------------------------------
+
+
+
+def default_plot(results):
+    """Up to four timings: those that moved first."""
+    timing = [r for r in results if is_timing(r)]
+    timing.sort(key=lambda r: r['verdict'] == 'same')
+    return [r['figure'] for r in timing[:4]]
+
+
+def write_plot(results, figures, a_figs, b_figs, prefix, title):
+    """Data and a gnuplot script drawing both distributions of each
+    chosen figure (each run a point, the medians as bars); returns the
+    script's path."""
+    chosen = [r for r in results if r['figure'] in figures]
+    if not chosen:
+        return None
+    rows = len(chosen)
+    script = [
+        'set terminal pngcairo size 720,%d font ",9"' % (150 * rows + 40),
+        "set output '%s.png'" % prefix, 'set termoption noenhanced',
+        'set multiplot layout %d,1 title "%s" margins 0.14,0.97,%.3f,%.3f spacing 0,0.16'
+        % (rows, title.replace('"', "'"), 20.0 / (150 * rows + 40), 1 - 40.0 / (150 * rows + 40)),
+        'set xrange [0.4:2.6]', 'set xtics ("A" 1, "B" 2)', 'unset key',
+    ]
+    for i, r in enumerate(chosen):
+        data = '%s.%d.dat' % (prefix, i)
+        with open(data, 'w') as f:
+            for x, vals in ((1, a_figs[r['figure']]), (2, b_figs[r['figure']])):
+                for j, v in enumerate(vals):
+                    jit = ((j * 7919) % 21 - 10) / 60.0
+                    f.write('%g %r\n' % (x + jit, v))
+                f.write('\n\n')
+        script += [
+            'set title "%s (%s): %s" offset 0,-0.5' % (r['figure'], r['unit'],
+                                                     verdict_text(r)),
+            'set ylabel "%s"' % r['unit'],
+            'plot "%s" index 0 with points pt 7 ps 0.6 lc rgb "#1f77b4", '
+            '"%s" index 1 with points pt 7 ps 0.6 lc rgb "#d62728", '
+            '%r with lines lc rgb "#1f77b4" dt 2, %r with lines lc rgb "#d62728" dt 2'
+            % (data, data, r['a']['median'], r['b']['median']),
+        ]
+    script.append('unset multiplot')
+    path = prefix + '.gp'
+    with open(path, 'w') as f:
+        f.write('\n'.join(script) + '\n')
+    return path
+
+
+# ---- subcommands -----------------------------------------------------------
+
+def cmd_compare(args):
+    a_figs, a_units = load_side(side_files(args.a))
+    b_figs, b_units = load_side(side_files(args.b))
+    if not a_figs or not b_figs:
+        print('stats.py: no figures: A has %d runs, B %d' %
+              (len(side_files(args.a)), len(side_files(args.b))), file=sys.stderr)
+        return 1
+    units = dict(b_units, **a_units)
+    results, level, m = compare_figures(a_figs, b_figs, units, args.level / 100)
+    if args.figures:
+        wanted = args.figures.split(',')
+        results = [r for r in results
+                   if r['figure'] in wanted or is_timing(r) or r['verdict'] != 'same']
+    for side, d in (('A', args.a), ('B', args.b)):
+        print('%s ran on %s' % (side, side_hosts(side_files(d))))
+    print('%d runs of A, %d of B; B/A is the ratio of the medians, [lo, hi] its '
+          'bootstrap interval (%d resamples), simultaneous %g%% over the %d figures '
+          'that vary (Bonferroni: each at %.2f%%)' %
+          (len(side_files(args.a)), len(side_files(args.b)), RESAMPLES, args.level, m,
+           level * 100))
+    print_table(results)
+    print()
+    for r in results:
+        print(verdict_line(r))
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump({'title': args.title, 'family_level': args.level / 100,
+                       'figure_level': level, 'resamples': RESAMPLES,
+                       'results': results,
+                       'samples': {'a': a_figs, 'b': b_figs}}, f, indent=1)
+    if args.plot:
+        figs = args.figures.split(',') if args.figures else default_plot(results)
+        gp = write_plot(results, figs, a_figs, b_figs, args.plot, args.title or '')
+        if gp:
+            print('plot script: %s' % gp, file=sys.stderr)
+    return 0
+
+
+def baseline_values(path, figure):
+    """The baseline samples of @figure: a bench/compare JSON (side A, or
+    B with FILE:b), or a directory of the perf tests' JSON files."""
+    side = 'a'
+    if path.endswith(':a') or path.endswith(':b'):
+        path, side = path[:-2], path[-1]
+    if os.path.isdir(path):
+        figs, units = load_side(side_files(path))
+        return figs.get(figure), units.get(figure)
+    with open(path) as f:
+        obj = json.load(f)
+    for r in obj.get('results', []):
+        if r['figure'] == figure:
+            return obj['samples'][side][figure], r['unit']
+    return None, None
+
+
+def cmd_judge(args):
+    """Exit 0 (good), 1 (bad), 2 (figure missing): B is bad if it is worse
+    beyond the noise and by more than the threshold."""
+    base, unit = baseline_values(args.baseline, args.figure)
+    figs, units = load_side(side_files(args.b))
+    if not base or args.figure not in figs:
+        print('stats.py: figure %s not in the %s' %
+              (args.figure, 'baseline' if not base else 'runs'), file=sys.stderr)
+        return 2
+    res, _, _ = compare_figures({args.figure: base}, {args.figure: figs[args.figure]},
+                                {args.figure: unit or units[args.figure]})
+    r = res[0]
+    bad = r['verdict'] == 'worse' and r['pct'] > args.threshold
+    print_table(res)
+    print(verdict_line(r))
+    print('JUDGE figure=%s threshold=%g%% verdict=%s' %
+          (args.figure, args.threshold, 'bad' if bad else 'good'))
+    return 1 if bad else 0
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog='bench/stats.py', description=__doc__.split('\n')[0])
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    c = sub.add_parser('compare', help='table and VERDICT lines for A against B')
+    c.add_argument('a', help='directory of A runs (JSON files)')
+    c.add_argument('b', help='directory of B runs')
+    c.add_argument('--json', help='write the comparison here')
+    c.add_argument('--plot', help='prefix of the plot files (PREFIX.gp, .png)')
+    c.add_argument('--figures', help='comma-separated figures to plot')
+    c.add_argument('--title', default='')
+    c.add_argument('--level', type=float, default=FAMILY_LEVEL * 100,
+                   help='simultaneous confidence level in percent (default 95)')
+    j = sub.add_parser('judge', help='good/bad of one figure against a baseline')
+    j.add_argument('b', help='directory of the runs to judge')
+    j.add_argument('--baseline', required=True)
+    j.add_argument('--figure', required=True)
+    j.add_argument('--threshold', type=float, required=True)
+    args = ap.parse_args(argv)
+    return cmd_compare(args) if args.cmd == 'compare' else cmd_judge(args)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,201 @@
+#!/bin/bash
+# shellcheck disable=SC2317  # the checks run through check()
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# bench/verdict_tests.sh: proves bench/compare and bench/bisect-run honest,
+# in kselftest TAP (vm/suite counts the results).
+#
+#  - the statistics' unit tests (bench/test_stats.py), one result each;
+#  - bad command lines exit 2;
+#  - on this host's /dev/kvm, if it runs our guests (probed; else SKIP):
+#    A/A comparisons (same kernel, same binary, same options) of
+#    demand_paging_test and dirty_log_perf_test must find no difference in
+#    any timing; a known slowdown (demand_paging_test -d on the uffd
+#    service: DELAY us more per fault) must be worse, in time and rate,
+#    by at least DELAY and at most 4x DELAY per fault;
+#  - one short real run in the x86_64 VM: the slowdown again, then
+#    bench/bisect-run good, bad and cannot-test, and --packages.
+#
+# usage: bench/verdict_tests.sh [--logs DIR]   (default build/logs/verdict)
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$REPO/bench/lib.sh"
+# shellcheck source=vm/fetch.sh
+. "$REPO/vm/fetch.sh"
+# shellcheck source=vm/build-deps.sh
+. "$REPO/vm/build-deps.sh"
+# shellcheck source=vm/host-kvm.sh
+. "$REPO/vm/host-kvm.sh"
+
+usage() { sed -n '3,/^\([^#]\|$\)/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+LOGS=$REPO/build/logs/verdict
+case ${1:-} in
+'') ;;
+-h|--help) usage; exit 0 ;;
+--logs) [[ -n ${2:-} ]] || { echo "verdict_tests.sh: --logs needs a directory" >&2; exit 2; }
+	LOGS=$2 ;;
+*) echo "verdict_tests.sh: unknown option '$1'" >&2; exit 2 ;;
+esac
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+DELAY=200 VM_DELAY=5000 NUM=0 FAILED=0
+
+ok() { NUM=$((NUM + 1)); echo "ok $NUM $*"; }
+not_ok() { NUM=$((NUM + 1)); FAILED=1; echo "not ok $NUM $*"; }
+skip() { NUM=$((NUM + 1)); echo "ok $NUM $1 # SKIP $2"; }
+check() {	# check NAME CMD...: ok if CMD succeeds
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+# verdict DIR FIGURE: the verdict bench/compare gave FIGURE.
+verdict() { sed -n "s/^VERDICT figure=$2 .* verdict=\([a-z]*\)$/\1/p" "$1/out"; }
+value() { sed -n "s/^VERDICT figure=$2 .* $3=\([^ ]*\) .*/\1/p" "$1/out"; }
+
+# compare NAME ARGS...: run bench/compare into $LOGS/NAME; its status.
+compare() {
+	local d=$LOGS/$1
+	shift
+	mkdir -p "$d"
+	"$REPO/bench/compare" --out "$d/runs" "$@" >"$d/out" 2>"$d/err"
+}
+
+# Every timing (ns, pages/s) the same; the others may move.
+all_timings_same() {
+	local bad
+	bad=$(grep '^VERDICT ' "$1/out" | grep -E ' unit=(ns|[a-z]+/s) ' | grep -v ' verdict=same$')
+	[[ -z $bad ]] && grep -q '^VERDICT figure=time_ns\|^VERDICT figure=populate_ns' "$1/out" &&
+		return 0
+	echo "# timings that differ in an A/A comparison:"
+	echo "${bad//VERDICT/# VERDICT}"
+	return 1
+}
+
+# The slowdown: worse in time and rate, and DELAY..4*DELAY us per fault.
+slower_by_delay() {
+	local d=$1 pages=$2 a b per
+	a=$(value "$d" time_ns a) b=$(value "$d" time_ns b)
+	per=$(python3 -c "print(($b - $a) / $pages / 1000)")
+	echo "# time_ns: $(verdict "$d" time_ns), rate: $(verdict "$d" rate);" \
+		"B-A median $per us per fault for -d $DELAY"
+	[[ $(verdict "$d" time_ns) == worse && $(verdict "$d" rate) == worse ]] &&
+		python3 -c "import sys; sys.exit(not ($DELAY <= $per <= 4 * $DELAY))"
+}
+
+# B fails (a bad option) or hangs (1 s a fault, killed after 2 s): each
+# run shown with its output, counted, and no comparison.
+failures_reported() {
+	local d=$LOGS/fail
+	compare fail --options '-s bogus' '-u MISSING -d 1000000' --runs 1 --run-timeout 2 \
+		-- demand_paging_test -b 1M
+	(($? == 1)) && grep -q "^---- A run #00: FAILED (exit 1); its output:" "$d/err" &&
+		grep -q "^Unknown backing source type 'bogus'" "$d/err" &&
+		grep -q "B #00 FAILED: hung, killed (exit 137)" "$d/err" &&
+		grep -q "^HANG task" "$d/err" &&
+		grep -q "4 failed, 0 skipped" "$d/err" && grep -q "too few runs" "$d/err" && return 0
+	sed 's/^/# /' "$d/err" | tail -n 30
+	return 1
+}
+
+stats_unit_tests() {	# bench/test_stats.py --tap, renumbered into this TAP
+	local line
+	python3 "$REPO/bench/test_stats.py" --tap >"$LOGS/test_stats.log" 2>&1
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) NUM=$((NUM + 1)); echo "ok $NUM ${line#ok * }" ;;
+		"not ok "*) NUM=$((NUM + 1)); FAILED=1; echo "not ok $NUM ${line#not ok * }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done <"$LOGS/test_stats.log"
+	grep -q '^ok \|^not ok ' "$LOGS/test_stats.log" || not_ok "stats: bench/test_stats.py ran"
+}
+
+usage_errors() {
+	local rc=0 c
+	for c in "compare --runs 0 --options a b -- demand_paging_test" \
+		"compare --kernels 6.1 -- demand_paging_test" \
+		"compare --options a b" \
+		"bisect-run --kernel x --baseline 6.1 --figure rate --threshold ten -- demand_paging_test" \
+		"bisect-run --baseline 6.1 --figure rate --threshold 5 -- demand_paging_test"; do
+		# shellcheck disable=SC2086  # the words of each command line
+		"$REPO/bench/"$c >/dev/null 2>"$LOGS/usage.err"
+		if [[ $? != 2 || $(wc -l <"$LOGS/usage.err") != 1 ]]; then
+			echo "# bench/$c: not a one-line usage error with exit 2:"
+			sed 's/^/#   /' "$LOGS/usage.err"
+			rc=1
+		fi
+	done
+	return "$rc"
+}
+
+if ! { ensure_build_deps x86_64 && ensure_packages python3 gnuplot-nox; }; then
+	echo "verdict_tests.sh: set-up failed" >&2
+	exit 1
+fi
+echo "TAP version 13"
+echo "# bench/compare and bench/bisect-run, logs in $LOGS"
+stats_unit_tests
+check "bad command lines: one line, exit 2" usage_errors
+
+DIR=$REPO/build/x86_64
+bench_build "$REPO" x86_64 "$DIR" || { not_ok "build"; exit 1; }
+if [[ $(uname -m) == x86_64 ]] && host_kvm_runs_guests "$DIR/kselftest_install/kvm"; then
+	compare aa-dp --options '' '' --runs 10 --level 99 -- demand_paging_test -u MISSING -b 4M
+	check "A/A demand_paging_test -u MISSING on this host: no timing differs" \
+		all_timings_same "$LOGS/aa-dp"
+	compare aa-dl --options '' '' --runs 8 --level 99 -- dirty_log_perf_test -b 4M -i 2
+	check "A/A dirty_log_perf_test on this host: no timing differs" \
+		all_timings_same "$LOGS/aa-dl"
+	compare slow --options '' "-d $DELAY" --runs 6 -- demand_paging_test -u MISSING -b 4M
+	check "demand_paging_test -d $DELAY on this host: worse by about $DELAY us a fault" \
+		slower_by_delay "$LOGS/slow" 1024
+	check "failed and hung runs are reported with their output and counted" \
+		failures_reported
+else
+	for t in "A/A demand_paging_test" "A/A dirty_log_perf_test" "known slowdown" \
+		"failed and hung runs"; do
+		skip "$t on this host" "this host's /dev/kvm does not run our guests: $HOST_KVM_WHY"
+	done
+fi
+
+# One short real run in the VM (real KVM 6.1 under emulation).
+KDIR=$(stock_kernel_dir x86_64)
+IMAGE=$(pvh_vmlinux "$(find "$KDIR/boot" -name 'vmlinuz-*' | sort -V | tail -n1)")
+KERNEL=$IMAGE:$(find "$KDIR/lib/modules" -mindepth 1 -maxdepth 1 -type d | sort -V | tail -n1)
+compare vm --where vm --options "" "-d $VM_DELAY" --runs 4 -- demand_paging_test -u MISSING -b 1M
+check "in the VM: demand_paging_test -d $VM_DELAY worse in time and rate" \
+	test "$(verdict "$LOGS/vm" time_ns)$(verdict "$LOGS/vm" rate)" = worseworse
+CMP=$LOGS/vm/runs/compare.json
+bisect() {	# bisect NAME WANT ARGS...: bench/bisect-run exits WANT
+	local name=$1 want=$2 rc
+	shift 2
+	"$REPO/bench/bisect-run" "$@" >"$LOGS/bisect-$name.out" 2>"$LOGS/bisect-$name.err"
+	rc=$?
+	[[ $rc == "$want" ]] && return 0
+	echo "# bench/bisect-run exited $rc, not $want:"
+	tail -n 20 "$LOGS/bisect-$name.out" "$LOGS/bisect-$name.err" | sed 's/^/#   /'
+	return 1
+}
+JUDGE=(--figure rate --threshold 30 --runs 4)
+check "bisect-run: same command as the baseline's B side is good (0)" \
+	bisect good 0 --kernel "${KERNEL%%:*}" --modules "${KERNEL#*:}" --baseline "$CMP:b" \
+	"${JUDGE[@]}" -- demand_paging_test -u MISSING -b 1M -d $VM_DELAY
+check "bisect-run: -d $VM_DELAY against the A side is bad (1)" \
+	bisect bad 1 --kernel "${KERNEL%%:*}" --modules "${KERNEL#*:}" --baseline "$CMP" \
+	"${JUDGE[@]}" -- demand_paging_test -u MISSING -b 1M -d $VM_DELAY
+check "bisect-run: a file that is no kernel cannot be tested (125)" \
+	bisect noboot 125 --kernel "$(find "$KDIR/boot" -name 'config-*' | head -n1)" \
+	--baseline "$CMP" "${JUDGE[@]}" -- demand_paging_test -u MISSING -b 1M
+check "bisect-run: a failed --build cannot be tested (125)" \
+	bisect nobuild 125 --kernel "$IMAGE" --build false --baseline "$CMP" "${JUDGE[@]}" \
+	-- demand_paging_test -u MISSING -b 1M
+check "bisect-run --packages: a good last kernel ends it, no regression" \
+	bisect packages 0 --packages "$KERNEL,$KERNEL" --baseline "$CMP:b" "${JUDGE[@]}" \
+	-- demand_paging_test -u MISSING -b 1M -d $VM_DELAY
+grep -q '^BISECT no regression' "$LOGS/bisect-packages.out" ||
+	echo "# --packages did not say 'no regression'"
+echo "1..$NUM"
+exit $FAILED
