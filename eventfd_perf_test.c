@@ -26,6 +26,7 @@
 
 #include "eventfd_serve.h"
 #include "kvm_irq.h"
+#include "perf_report.h"
 #include "perf_test_util.h"
 
 #define DEFAULT_EVENTS		2000
@@ -128,7 +129,7 @@ static bool host_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *err, 
 static void help(const char *name, const struct ef_params *d)
 {
 	printf("usage: %s [-h] [-v pairs] [-e events | -t seconds] [-w mode] [-r threads]\n"
-	       "          [-M] [-c cpus] [-B] [-H]\n", name);
+	       "          [-M] [-c cpus] [-B] [-H] [--json file]\n", name);
 	printf(" -v: pairs of a vCPU and a host thread (default: %d, at most %d)\n"
 	       " -e: round trips each pair makes (default: %lu)\n"
 	       " -t: run for this many seconds instead of -e\n"
@@ -141,7 +142,9 @@ static void help(const char *name, const struct ef_params *d)
 	       " -c: pin vCPU threads to these CPUs, e.g. 2,3,4-5: one per vCPU, plus\n"
 	       "     optionally one more for the main thread\n"
 	       " -B: no start barrier: vCPUs start while later ones are being created\n"
-	       " -H: host only: the same ping-pong between two host threads per pair\n",
+	       " -H: host only: the same ping-pong between two host threads per pair\n"
+	       " --json FILE: also write the options and figures, with the KVM stats\n"
+	       "     that moved while timed, as one JSON object to FILE\n",
 	       d->o.nr_vcpus, MAX_PAIRS, (unsigned long)d->events, MAX_POOL);
 }
 
@@ -150,13 +153,15 @@ static void parse_args(int argc, char *argv[], struct ef_params *p)
 	struct ef_params defaults = *p;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "hv:c:Be:t:w:r:MH")) != -1) {
+	while ((opt = getopt_long(argc, argv, "hv:c:Be:t:w:r:MH", perf_test_long_options,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'v':
 			p->o.nr_vcpus = parse_long("pair count (-v)", optarg, 1, MAX_PAIRS);
 			break;
 		case 'c':
 		case 'B':
+		case PERF_TEST_OPT_JSON:
 			perf_test_parse_opt(&p->o, opt, optarg);
 			break;
 		case 'e':
@@ -390,60 +395,23 @@ static void check_pairs(const struct ef_params *p, struct kvm_vm *vm, bool stall
 		  (unsigned long)p->events);
 }
 
-/* KVM's stats before and after the run: vCPUs summed, and the VM's. */
-struct ef_stats {
-	struct kvm_stats_values vcpu[2];
-	struct kvm_stats_values vm[2];
-};
-
-static struct ef_stats *stats_begin(struct kvm_vm *vm)
-{
-	struct ef_stats *s;
-
-	if (!kvm_has_cap(KVM_CAP_BINARY_STATS_FD))
-		return NULL;
-	s = calloc(1, sizeof(*s));
-	TEST_ASSERT(s, "Out of memory");
-	vm_vcpu_stats_sum(vm, &s->vcpu[0]);
-	kvm_stats_read_all(vm->fd, &s->vm[0]);
-	return s;
-}
-
-static void stats_end(struct kvm_vm *vm, struct ef_stats *s)
-{
-	vm_vcpu_stats_sum(vm, &s->vcpu[1]);
-	kvm_stats_read_all(vm->fd, &s->vm[1]);
-}
-
 /* The cumulative stats that moved, with their change per round trip. */
-static void print_moved(const char *what, const struct kvm_stats_values *v,
-			uint64_t events)
+static void print_moved(const char *what, bool vcpu, uint64_t events)
 {
-	uint64_t d;
-	uint32_t i;
-	int n = 0;
+	const struct kvm_stat_delta *d;
+	int nr = perf_report_stats_moved(vcpu, &d), n = 0, i;
+	uint64_t delta;
 
 	printf("KVM %s stats that moved (per round trip):", what);
-	for (i = 0; i < v[1].nr; i++) {
-		d = v[1].value[i] - v[0].value[i];
-		if (!v[1].cumulative[i] || !d || strstr(v[1].name[i], "_ns"))
+	for (i = 0; i < nr; i++) {
+		delta = d[i].after - d[i].before;
+		if ((d[i].flags & KVM_STATS_TYPE_MASK) != KVM_STATS_TYPE_CUMULATIVE ||
+		    strstr(d[i].name, "_ns"))
 			continue;
-		printf("%s %s %lu (%.2f)", n++ ? "," : "", v[1].name[i], (unsigned long)d,
-		       events ? (double)d / events : 0);
+		printf("%s %s %lu (%.2f)", n++ ? "," : "", d[i].name, (unsigned long)delta,
+		       events ? (double)delta / events : 0);
 	}
 	printf("%s\n", n ? "" : " none");
-}
-
-static void result_moved(const char *prefix, const struct kvm_stats_values *v)
-{
-	uint64_t d;
-	uint32_t i;
-
-	for (i = 0; i < v[1].nr; i++) {
-		d = v[1].value[i] - v[0].value[i];
-		if (v[1].cumulative[i] && d)
-			printf(" %s%s=%lu", prefix, v[1].name[i], (unsigned long)d);
-	}
 }
 
 static double rate(uint64_t n, uint64_t ns)
@@ -496,12 +464,37 @@ static void sum_anomalies(const struct ef_params *p, struct kvm_vm *vm, struct e
 			       (unsigned long)s->odd.redelivered, (unsigned long)s->odd.in_shadow);
 }
 
-static void print_result(const struct ef_params *p, struct kvm_vm *vm, struct ef_stats *st,
-			 uint64_t ns)
+/* The RESULT line (with the stats that moved, and RESULT_STATS) and --json. */
+static void report(const struct ef_params *p, const struct ef_sums *s, uint64_t ns)
+{
+	const struct latency_hist *h = &s->lat;
+
+	perf_report_opt_int("host_only", p->host_only);
+	perf_report_opt_int("pairs", p->o.nr_vcpus);
+	perf_report_opt_str("wait", efd_wait_name(p->wait));
+	perf_report_opt_int("pool", server->nr_threads);
+	perf_report_opt_str("doorbell", p->host_only ? "eventfd" : p->mmio ? "mmio" : "pio");
+	perf_report_u64("events", s->events, "count");
+	perf_report_opt_int("seconds", p->seconds);
+	perf_report_u64("time_ns", ns, "ns");
+	perf_report_double("rate", s->mean, "events/s");
+	perf_report_double("total_rate", s->total, "events/s");
+	perf_report_double("pair_rate_min", s->lo, "events/s");
+	perf_report_double("pair_rate_max", s->hi, "events/s");
+	perf_report_u64("lat_p50_ns", latency_hist_percentile(h, 50), "ns");
+	perf_report_u64("lat_p99_ns", latency_hist_percentile(h, 99), "ns");
+	perf_report_u64("lat_max_ns", h->max, "ns");
+	perf_report_u64("wakes", efd_server_wakes(server, false), "count");
+	perf_report_u64("empty_wakes", efd_server_wakes(server, true), "count");
+	perf_report_u64("irq_redelivered", s->odd.redelivered, "count");
+	perf_report_u64("irq_in_shadow", s->odd.in_shadow, "count");
+	perf_report_run_end("eventfd");
+}
+
+static void print_result(const struct ef_params *p, struct kvm_vm *vm, bool stats, uint64_t ns)
 {
 	struct ef_sums s = { 0 };
 	const struct latency_hist *h = &s.lat;
-	const char *doorbell = p->host_only ? "eventfd" : p->mmio ? "mmio" : "pio";
 
 	print_pairs(p, &s);
 	sum_anomalies(p, vm, &s);
@@ -514,41 +507,18 @@ static void print_result(const struct ef_params *p, struct kvm_vm *vm, struct ef
 	       efd_wait_name(p->wait), server->nr_threads,
 	       (unsigned long)efd_server_wakes(server, false),
 	       (unsigned long)efd_server_wakes(server, true));
-	if (st) {
-		print_moved("vCPU", st->vcpu, s.events);
-		print_moved("VM", st->vm, s.events);
+	if (stats) {
+		print_moved("vCPU", true, s.events);
+		print_moved("VM", false, s.events);
 	}
-	printf("RESULT test=eventfd host_only=%d pairs=%d wait=%s pool=%d doorbell=%s",
-	       p->host_only, p->o.nr_vcpus, efd_wait_name(p->wait), server->nr_threads,
-	       doorbell);
-	printf(" events=%lu seconds=%u time_ns=%lu rate=%.1f total_rate=%.1f",
-	       (unsigned long)s.events, p->seconds, (unsigned long)ns, s.mean, s.total);
-	printf(" pair_rate_min=%.1f pair_rate_max=%.1f lat_p50_ns=%lu lat_p99_ns=%lu lat_max_ns=%lu",
-	       s.lo, s.hi, (unsigned long)latency_hist_percentile(h, 50),
-	       (unsigned long)latency_hist_percentile(h, 99), (unsigned long)h->max);
-	printf(" wakes=%lu empty_wakes=%lu irq_redelivered=%lu irq_in_shadow=%lu",
-	       (unsigned long)efd_server_wakes(server, false),
-	       (unsigned long)efd_server_wakes(server, true),
-	       (unsigned long)s.odd.redelivered, (unsigned long)s.odd.in_shadow);
-	if (st) {
-		result_moved("", st->vcpu);
-		result_moved("vm_", st->vm);
-	}
-	printf("\n");
-	/* The same stats as the other perf tests' RESULT_STATS line. */
-	if (st) {
-		printf("RESULT_STATS");
-		result_moved("", st->vcpu);
-		result_moved("", st->vm);
-		printf("\n");
-	}
+	report(p, &s, ns);
 }
 
 int main(int argc, char *argv[])
 {
 	struct ef_params p = { .events = DEFAULT_EVENTS, .wait = EFD_WAIT_READ };
-	struct ef_stats *stats = NULL;
 	struct kvm_vm *vm = NULL;
+	bool stats = false;
 	bool stalled = false;
 	uint64_t ns;
 	int i;
@@ -557,6 +527,7 @@ int main(int argc, char *argv[])
 	perf_test_options_init(&p.o, 64 * KB, 1);
 	parse_args(argc, argv, &p);
 	check_params(&p);
+	perf_report_open("eventfd_perf_test", p.o.json_path, argc, argv);
 	if (p.seconds)
 		p.events = 0;
 	guest_events = p.events;
@@ -565,14 +536,18 @@ int main(int argc, char *argv[])
 	server = efd_server_create(p.wait, p.o.nr_vcpus, p.pool);
 	if (!p.host_only) {
 		vm = create_vm(&p);
-		stats = stats_begin(vm);
+		stats = kvm_has_cap(KVM_CAP_BINARY_STATS_FD);
+	}
+	if (stats) {
+		perf_report_stats_in_result();
+		perf_report_stats_begin(vm);
 	}
 	ns = run_pairs(&p, vm, &stalled);
 	if (stats)
-		stats_end(vm, stats);
+		perf_report_stats_end(vm);
 	check_pairs(&p, vm, stalled);
 	print_result(&p, vm, stats, ns);
-	free(stats);
+	perf_report_close();
 	if (vm)
 		kvm_vm_free(vm);
 	efd_server_free(server);

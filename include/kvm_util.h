@@ -127,23 +127,11 @@ void vm_dump(FILE *stream, struct kvm_vm *vm, int indent);
 /* Binary statistics (stats.c): a VM or vCPU stat by name, e.g. "exits". */
 uint64_t vm_get_stat(struct kvm_vm *vm, const char *name);
 uint64_t vcpu_get_stat(struct kvm_vcpu *vcpu, const char *name);
-/* Open KVM_GET_STATS_FD on @fd and read @name; false if no such stat. */
+/*
+ * Open KVM_GET_STATS_FD on @fd and read @name (a histogram: the sum of its
+ * buckets); false if no such stat.
+ */
 bool kvm_read_stat(int fd, const char *name, uint64_t *value);
-
-/* Every single-valued stat of a VM or vCPU fd, read at once. */
-#define KVM_STATS_MAX		160
-#define KVM_STATS_NAME_LEN	48	/* what KVM names its stats in, at most */
-struct kvm_stats_values {
-	uint32_t nr;
-	char name[KVM_STATS_MAX][KVM_STATS_NAME_LEN];
-	uint64_t value[KVM_STATS_MAX];
-	bool cumulative[KVM_STATS_MAX];	/* a count, not an instant or peak value */
-};
-
-void kvm_stats_read_all(int fd, struct kvm_stats_values *s);
-bool kvm_stats_find(const struct kvm_stats_values *s, const char *name, uint64_t *value);
-/* Every vCPU's stats of @vm, summed by name. */
-void vm_vcpu_stats_sum(struct kvm_vm *vm, struct kvm_stats_values *s);
 
 /*
  * Every stat of a VM or vCPU fd at one moment.  Adding several fds of one

@@ -41,6 +41,17 @@ void perf_report_double(const char *key, double value, const char *unit);
 void perf_report_guest_mode(const char *name);
 void perf_report_stats_begin(struct kvm_vm *vm);
 void perf_report_stats_end(struct kvm_vm *vm);
+/*
+ * The stats of this run that moved between _begin() and _end(): the
+ * vCPUs' (summed) or the VM's, in descriptor order; 0 before _end().
+ */
+int perf_report_stats_moved(bool vcpu, const struct kvm_stat_delta **moved);
+/*
+ * Also end the RESULT line with the cumulative stats that moved (vCPU
+ * stats as NAME=delta, VM stats as vm_NAME=delta), and print them again,
+ * all as NAME=delta, on a RESULT_STATS line after it.
+ */
+void perf_report_stats_in_result(void);
 /* Print the RESULT line and add the run to the JSON object. */
 void perf_report_run_end(const char *result_name);
 /* Finish the JSON file (if any); a failed write fails the test. */

@@ -31,7 +31,10 @@ static struct {
 	int nr_items;
 	const char *guest_mode;
 	bool stats;
+	bool stats_in_result;
 	struct kvm_stats_snapshot vm[2], vcpu[2];
+	struct kvm_stat_delta moved[2][MAX_DELTAS];	/* the VM's, the vCPUs' */
+	int nr_moved[2];
 } r;
 
 static void remove_tmp(void)
@@ -159,7 +162,37 @@ void perf_report_stats_end(struct kvm_vm *vm)
 	if (!vm)
 		return;
 	kvm_stats_snapshot_vm(vm, &r.vm[1], &r.vcpu[1]);
+	r.nr_moved[0] = kvm_stats_snapshot_diff(&r.vm[0], &r.vm[1], r.moved[0], MAX_DELTAS);
+	r.nr_moved[1] = kvm_stats_snapshot_diff(&r.vcpu[0], &r.vcpu[1], r.moved[1], MAX_DELTAS);
 	r.stats = true;
+}
+
+int perf_report_stats_moved(bool vcpu, const struct kvm_stat_delta **moved)
+{
+	*moved = r.moved[vcpu];
+	return r.stats ? r.nr_moved[vcpu] : 0;
+}
+
+void perf_report_stats_in_result(void)
+{
+	r.stats_in_result = true;
+}
+
+static bool is_cumulative(const struct kvm_stat_delta *d)
+{
+	return (d->flags & KVM_STATS_TYPE_MASK) == KVM_STATS_TYPE_CUMULATIVE;
+}
+
+/* The cumulative stats of the VM or the vCPUs that moved, as " PREFIXname=delta". */
+static void print_moved(bool vcpu, const char *prefix)
+{
+	const struct kvm_stat_delta *d;
+	int n = perf_report_stats_moved(vcpu, &d), i;
+
+	for (i = 0; i < n; i++)
+		if (is_cumulative(&d[i]))
+			printf(" %s%s=%lu", prefix, d[i].name,
+			       (unsigned long)(d[i].after - d[i].before));
 }
 
 static void print_item(const struct report_item *it)
@@ -242,11 +275,10 @@ static const char *stat_unit(uint32_t flags)
 	return u < ARRAY_SIZE(names) ? names[u] : "unknown";
 }
 
-static void write_deltas(struct json_writer *w, const char *key,
-			 const struct kvm_stats_snapshot *s)
+static void write_deltas(struct json_writer *w, const char *key, bool vcpu)
 {
-	static struct kvm_stat_delta d[MAX_DELTAS];
-	int n = kvm_stats_snapshot_diff(&s[0], &s[1], d, MAX_DELTAS), i;
+	const struct kvm_stat_delta *d;
+	int n = perf_report_stats_moved(vcpu, &d), i;
 
 	json_object_begin(w, key);
 	for (i = 0; i < n; i++) {
@@ -271,8 +303,8 @@ static void write_run(struct json_writer *w, const char *result_name)
 	write_items(w, true);
 	if (r.stats) {
 		json_object_begin(w, "stats");
-		write_deltas(w, "vm", r.vm);
-		write_deltas(w, "vcpu", r.vcpu);
+		write_deltas(w, "vm", false);
+		write_deltas(w, "vcpu", true);
 		json_object_end(w);
 	}
 	json_object_end(w);
@@ -285,6 +317,13 @@ void perf_report_run_end(const char *result_name)
 	printf("RESULT test=%s", result_name);
 	for (i = 0; i < r.nr_items; i++)
 		print_item(&r.items[i]);
+	if (r.stats_in_result && r.stats) {
+		print_moved(true, "");
+		print_moved(false, "vm_");
+		printf("\nRESULT_STATS");
+		print_moved(true, "");
+		print_moved(false, "");
+	}
 	printf("\n");
 	if (r.f)
 		write_run(&r.w, result_name);
