@@ -11,6 +11,7 @@
 # to aarch64-linux-gnu- on other hosts).  STATIC=1 links statically.
 # O=DIR puts the output in DIR (standalone).
 
+comma := ,
 top_dir := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 host_arch := $(shell uname -m)
 
@@ -83,11 +84,37 @@ CFLAGS += -Wall -Wextra -Werror -Wstrict-prototypes -Wuninitialized \
 	  $(ARCH_CFLAGS_$(ARCH_DIR)) \
 	  -I$(top_dir)/include -I$(top_dir)/include/$(ARCH_DIR) \
 	  -I$(KSFT_DIR) $(KHDR_INCLUDES) -idirafter /usr/include
-LDFLAGS += -pthread -no-pie $(if $(STATIC),-static) $(ARCH_LIBDIR_$(ARCH_DIR))
+LDFLAGS += -pthread $(if $(STATIC),-static,-no-pie) $(ARCH_LIBDIR_$(ARCH_DIR))
 LDLIBS += -lnuma
 
-# Guest-safe string functions: keep gcc from turning the loops into calls.
-$(OUTPUT)/lib/string_override.o: CFLAGS += -ffreestanding -fno-tree-loop-distribute-patterns
+# Guest-safe string functions: keep the compiler from turning the loops
+# back into calls (clang: -ffreestanding does it; gcc needs the flag).
+cc_flag = $(shell $(CC) -Werror $(1) -x c -c /dev/null -o /dev/null 2>/dev/null && echo $(1))
+NO_LOOP_CALLS := $(call cc_flag,-fno-tree-loop-distribute-patterns)
+$(OUTPUT)/lib/string_override.o: CFLAGS += -ffreestanding $(NO_LOOP_CALLS)
+
+# SANITIZE=undefined, address or thread (or a comma list): host code
+# instrumented, guest code not: __guest_code functions and the guest-only
+# objects below keep no checks, so UBSan builds still run their guests.
+# ASan and TSan builds are for runs without a guest (unit tests, -H) and
+# link dynamically (their runtimes do not link statically).
+ifneq ($(SANITIZE),)
+ifneq ($(filter-out undefined address thread,$(subst $(comma), ,$(SANITIZE))),)
+$(error SANITIZE=$(SANITIZE): use undefined, address or thread)
+endif
+ifneq ($(and $(STATIC),$(filter address thread,$(subst $(comma), ,$(SANITIZE)))),)
+$(error SANITIZE=$(SANITIZE) does not link statically: drop STATIC=1)
+endif
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+ifneq ($(filter undefined,$(subst $(comma), ,$(SANITIZE))),)
+SAN_FLAGS += -fno-sanitize-recover=undefined
+endif
+CFLAGS += $(SAN_FLAGS)
+LDFLAGS += $(SAN_FLAGS)
+endif
+GUEST_ONLY_OBJS := $(OUTPUT)/lib/string_override.o $(OUTPUT)/lib/guest_print.o \
+		   $(OUTPUT)/lib/aarch64/libc_override.o
+$(GUEST_ONLY_OBJS): CFLAGS += -fno-sanitize=all
 
 $(OUTPUT)/%.o: %.c $(HDRS)
 	@mkdir -p $(@D)

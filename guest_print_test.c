@@ -28,7 +28,7 @@ static const struct print_case cases[] = {
 	{ "[%10s]", (uint64_t)guest_str }, { "[%#x]", 0xff },
 };
 
-static void guest_code(uint64_t a, uint64_t b)
+static __guest_code void guest_code(uint64_t a, uint64_t b)
 {
 	unsigned int i;
 

@@ -20,7 +20,7 @@ static uint64_t pattern(uint64_t gpa)
 }
 
 /* The slot is identity-mapped: GVA == GPA. */
-static void guest_code(uint64_t gpa, uint64_t size, uint64_t page_size)
+static __guest_code void guest_code(uint64_t gpa, uint64_t size, uint64_t page_size)
 {
 	uint64_t off, *p, last = page_size / 8 - 1;
 

@@ -23,17 +23,17 @@ struct exc_case {
 
 static uint64_t seen_esr, seen_far, seen_count;
 
-static void trigger_udf(void)
+static __guest_code void trigger_udf(void)
 {
 	guest_udf();
 }
 
-static void trigger_brk(void)
+static __guest_code void trigger_brk(void)
 {
 	guest_brk();
 }
 
-static void trigger_dabt(void)
+static __guest_code void trigger_dabt(void)
 {
 	guest_load((void *)UNMAPPED_GVA);
 }
@@ -44,7 +44,7 @@ static const struct exc_case cases[] = {
 	{ "load from unmapped VA", trigger_dabt, ESR_EC_DABT_CUR, true },
 };
 
-static void record_and_skip(struct ex_regs *regs)
+static __guest_code void record_and_skip(struct ex_regs *regs)
 {
 	seen_esr = read_sysreg(esr_el1);
 	seen_far = read_sysreg(far_el1);
@@ -52,7 +52,7 @@ static void record_and_skip(struct ex_regs *regs)
 	regs->pc += 4;
 }
 
-static void guest_code(void)
+static __guest_code void guest_code(void)
 {
 	unsigned int i;
 
@@ -63,7 +63,7 @@ static void guest_code(void)
 	GUEST_DONE();
 }
 
-static void guest_unhandled(void)
+static __guest_code void guest_unhandled(void)
 {
 	guest_load((void *)UNMAPPED_GVA);
 	GUEST_FAIL("the unhandled data abort came back");

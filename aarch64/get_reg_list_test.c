@@ -116,7 +116,7 @@ static void check_values(struct kvm_vm *vm, struct kvm_vcpu *vcpu)
 			      ARRAY_SIZE(vals));
 }
 
-static void guest_code(void)
+static __guest_code void guest_code(void)
 {
 	GUEST_DONE();
 }

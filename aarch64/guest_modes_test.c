@@ -17,7 +17,7 @@ static uint64_t pattern(uint64_t gva)
 	return gva ^ 0xa5a5a5a500000000ULL;
 }
 
-static void guest_code(uint64_t gva, uint64_t size, uint64_t page_size)
+static __guest_code void guest_code(uint64_t gva, uint64_t size, uint64_t page_size)
 {
 	uint64_t off;
 

@@ -16,13 +16,13 @@
 #define STAGE_CPU_ON	2UL
 #define STAGE_ON_AGAIN	3UL
 
-static void secondary_main(uint64_t context_id)
+static __guest_code void secondary_main(uint64_t context_id)
 {
 	GUEST_SYNC(context_id);
 	GUEST_DONE();
 }
 
-static void primary_main(uint64_t target)
+static __guest_code void primary_main(uint64_t target)
 {
 	GUEST_SYNC_ARGS(STAGE_VERSION, psci_version(), 0, 0, 0);
 	GUEST_ASSERT_EQ(psci_affinity_info(target, 0), PSCI_0_2_AFFINITY_LEVEL_OFF);

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compiler.h"
+
 #define BITS_PER_LONG		(8 * sizeof(unsigned long))
 #define BIT_WORD(nr)		((nr) / BITS_PER_LONG)
 #define BIT_MASK(nr)		(1UL << ((nr) % BITS_PER_LONG))
@@ -30,13 +32,13 @@ static inline void clear_bit(uint64_t nr, unsigned long *map)
 }
 
 /* Atomic, for bitmaps shared between vCPUs: returns the old value. */
-static inline bool test_and_set_bit_atomic(uint64_t nr, unsigned long *map)
+static inline __guest_code bool test_and_set_bit_atomic(uint64_t nr, unsigned long *map)
 {
 	return __atomic_fetch_or(&map[BIT_WORD(nr)], BIT_MASK(nr),
 				 __ATOMIC_SEQ_CST) & BIT_MASK(nr);
 }
 
-static inline void clear_bit_atomic(uint64_t nr, unsigned long *map)
+static inline __guest_code void clear_bit_atomic(uint64_t nr, unsigned long *map)
 {
 	__atomic_fetch_and(&map[BIT_WORD(nr)], ~BIT_MASK(nr), __ATOMIC_SEQ_CST);
 }

@@ -38,6 +38,12 @@
 #define __section(s)	__attribute((section(s)))
 #endif
 
+/*
+ * Code that runs in the guest, where no sanitizer runtime exists: a
+ * SANITIZE= build leaves it uninstrumented (see the Makefile).
+ */
+#define __guest_code	__attribute((no_sanitize("undefined", "address", "thread")))
+
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif

@@ -16,7 +16,7 @@ uint64_t perf_test_mem_size(const struct perf_test_options *o)
 }
 
 /* Guest-safe helpers: no libc, no asserts. */
-static uint64_t mix64(uint64_t x)
+static __guest_code uint64_t mix64(uint64_t x)
 {
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdULL;
@@ -25,7 +25,7 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 33);
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
+static __guest_code uint64_t gcd64(uint64_t a, uint64_t b)
 {
 	uint64_t t;
 
@@ -37,7 +37,7 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 	return a;
 }
 
-bool perf_test_page_written(uint64_t off)
+__guest_code bool perf_test_page_written(uint64_t off)
 {
 	struct perf_test_args *pta = &perf_test_args;
 
@@ -50,7 +50,7 @@ bool perf_test_page_written(uint64_t off)
  * A random order that still visits each of @n pages once: start at a
  * random page and step by a random stride prime to @n.
  */
-static void random_order(uint32_t seed, uint32_t idx, uint64_t n, uint64_t *start,
+static __guest_code void random_order(uint32_t seed, uint32_t idx, uint64_t n, uint64_t *start,
 			 uint64_t *stride)
 {
 	uint64_t r = mix64(((uint64_t)seed << 32) | idx);
@@ -61,7 +61,7 @@ static void random_order(uint32_t seed, uint32_t idx, uint64_t n, uint64_t *star
 		(*stride)++;
 }
 
-uint64_t perf_test_touch_pages(uint64_t base, uint32_t idx)
+__guest_code uint64_t perf_test_touch_pages(uint64_t base, uint32_t idx)
 {
 	struct perf_test_args *pta = &perf_test_args;
 	struct perf_test_vcpu_args *va = &pta->vcpu_args[idx];
@@ -84,7 +84,7 @@ uint64_t perf_test_touch_pages(uint64_t base, uint32_t idx)
 	return n;
 }
 
-static void perf_test_guest_code(uint32_t idx)
+static __guest_code void perf_test_guest_code(uint32_t idx)
 {
 	uint64_t pass;
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * memset, memcpy, memcmp, strlen and strnlen for guest code.  libc's are
+ * memset, memcpy, memcmp, bcmp, strlen and strnlen for guest code.  libc's are
  * selected at run time (ifunc) and may use instructions or state the guest
  * has not; these plain loops replace them in the whole test binary.  Built
  * with -ffreestanding so the compiler does not turn them back into calls.
+ * bcmp is there because clang turns memcmp() == 0 into a call to it.
  */
 #include <stddef.h>
 
@@ -34,6 +35,11 @@ int memcmp(const void *a, const void *b, size_t n)
 		if (*p != *q)
 			return *p - *q;
 	return 0;
+}
+
+int bcmp(const void *a, const void *b, size_t n)
+{
+	return memcmp(a, b, n);
 }
 
 size_t strlen(const char *s)

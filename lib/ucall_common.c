@@ -31,7 +31,7 @@ void ucall_init(struct kvm_vm *vm)
 }
 
 /* Guest: a free slot; all busy means other vCPUs are reporting: retry. */
-static struct ucall *ucall_alloc(void)
+static __guest_code struct ucall *ucall_alloc(void)
 {
 	int i;
 
@@ -44,19 +44,19 @@ static struct ucall *ucall_alloc(void)
 	}
 }
 
-static void ucall_free(struct ucall *uc)
+static __guest_code void ucall_free(struct ucall *uc)
 {
 	clear_bit_atomic(uc - ucall_pool->ucalls, ucall_pool->in_use);
 }
 
-static void ucall_exit(struct ucall *uc, uint64_t cmd)
+static __guest_code void ucall_exit(struct ucall *uc, uint64_t cmd)
 {
 	uc->cmd = cmd;
 	ucall_arch_do_ucall((uint64_t)uc);
 	ucall_free(uc);
 }
 
-void ucall(uint64_t cmd, int nargs, ...)
+__guest_code void ucall(uint64_t cmd, int nargs, ...)
 {
 	struct ucall *uc = ucall_alloc();
 	va_list va;
@@ -71,7 +71,7 @@ void ucall(uint64_t cmd, int nargs, ...)
 	ucall_exit(uc, cmd);
 }
 
-void ucall_fmt(uint64_t cmd, const char *fmt, ...)
+__guest_code void ucall_fmt(uint64_t cmd, const char *fmt, ...)
 {
 	struct ucall *uc = ucall_alloc();
 	va_list va;
@@ -82,7 +82,7 @@ void ucall_fmt(uint64_t cmd, const char *fmt, ...)
 	ucall_exit(uc, cmd);
 }
 
-void ucall_assert(const char *file, unsigned int line, const char *expr,
+__guest_code void ucall_assert(const char *file, unsigned int line, const char *expr,
 		  const char *fmt, ...)
 {
 	struct ucall *uc = ucall_alloc();

@@ -12,7 +12,7 @@
 /* Written by the guest's handlers, read by its main line: *_ONCE. */
 static uint64_t seen_vector, seen_error, seen_cr2, seen_count;
 
-static void record_and_skip(struct ex_regs *regs)
+static __guest_code void record_and_skip(struct ex_regs *regs)
 {
 	WRITE_ONCE(seen_vector, regs->vector);
 	WRITE_ONCE(seen_error, regs->error_code);
@@ -20,13 +20,13 @@ static void record_and_skip(struct ex_regs *regs)
 	regs->rip += 2;
 }
 
-static void pf_handler(struct ex_regs *regs)
+static __guest_code void pf_handler(struct ex_regs *regs)
 {
 	WRITE_ONCE(seen_cr2, get_cr2());
 	record_and_skip(regs);
 }
 
-static void guest_code(void)
+static __guest_code void guest_code(void)
 {
 	ud2();
 	GUEST_SYNC_ARGS(UD_VECTOR, READ_ONCE(seen_vector), READ_ONCE(seen_error),
@@ -37,12 +37,15 @@ static void guest_code(void)
 	GUEST_DONE();
 }
 
-/* Loaded with READ_ONCE, so gcc emits a real division. */
-static int dividend = 100, zero;
+/*
+ * The host writes the divisor before the run: a compiler that sees a
+ * static never stored to would fold the division (and drop it as UB).
+ */
+static int dividend = 100, divisor = 1;
 
-static void guest_divide_error(void)
+static __guest_code void guest_divide_error(void)
 {
-	GUEST_SYNC(READ_ONCE(dividend) / READ_ONCE(zero));
+	GUEST_SYNC(READ_ONCE(dividend) / READ_ONCE(divisor));
 }
 
 struct expected {
@@ -98,6 +101,7 @@ static void test_unhandled(void)
 	struct kvm_vm *vm = vm_create_with_one_vcpu(&vcpu, guest_divide_error);
 	struct ucall uc;
 
+	write_guest_global(vm, divisor, 0);
 	vcpu_run(vcpu);
 	TEST_ASSERT(__get_ucall(vcpu, &uc) == UCALL_UNHANDLED,
 		    "Expected UCALL_UNHANDLED, got %lu", (unsigned long)uc.cmd);

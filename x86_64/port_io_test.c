@@ -23,7 +23,7 @@ static const struct io_case cases[] = {
 	{ KVM_EXIT_IO_IN, 4, TEST_PORT + 4, 0x12345678 },
 };
 
-static uint32_t guest_in(const struct io_case *c)
+static __guest_code uint32_t guest_in(const struct io_case *c)
 {
 	switch (c->size) {
 	case 1:
@@ -35,7 +35,7 @@ static uint32_t guest_in(const struct io_case *c)
 	}
 }
 
-static void guest_out(const struct io_case *c)
+static __guest_code void guest_out(const struct io_case *c)
 {
 	switch (c->size) {
 	case 1:
@@ -49,7 +49,7 @@ static void guest_out(const struct io_case *c)
 	}
 }
 
-static void guest_code(void)
+static __guest_code void guest_code(void)
 {
 	unsigned int i;
 

@@ -13,12 +13,12 @@
 
 static uint64_t nmi_count;	/* bumped by the guest's NMI handler */
 
-static void nmi_handler(struct ex_regs *regs)
+static __guest_code void nmi_handler(struct ex_regs *regs)
 {
 	WRITE_ONCE(nmi_count, READ_ONCE(nmi_count) + 1);
 }
 
-static void guest_code(void)
+static __guest_code void guest_code(void)
 {
 	/* Host compares s.regs with the ioctls, then sets RFLAGS.ID and CR2. */
 	GUEST_SYNC(1);

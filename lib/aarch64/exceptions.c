@@ -15,7 +15,7 @@ struct handlers {
 /* Guest: GVA of the per-VM handler table, written by vm_arch_setup(). */
 static struct handlers *exception_handlers;
 
-void route_exception(struct ex_regs *regs, uint64_t vector)
+__guest_code void route_exception(struct ex_regs *regs, uint64_t vector)
 {
 	uint64_t esr = read_sysreg(esr_el1);
 	unsigned int ec = VECTOR_IS_SYNC(vector) ? ESR_EC(esr) : 0;
@@ -30,7 +30,7 @@ void route_exception(struct ex_regs *regs, uint64_t vector)
 	ucall(UCALL_UNHANDLED, 4, vector, esr, read_sysreg(far_el1), regs->pc);
 }
 
-void guest_code_returned(void)
+__guest_code void guest_code_returned(void)
 {
 	GUEST_FAIL("guest code returned (without GUEST_DONE?)");
 }

@@ -9,7 +9,7 @@
 #include "cpu_on.h"
 #include "processor.h"
 
-void smccc_hvc(uint32_t fn, uint64_t a1, uint64_t a2, uint64_t a3,
+__guest_code void smccc_hvc(uint32_t fn, uint64_t a1, uint64_t a2, uint64_t a3,
 	       struct smccc_res *res)
 {
 	register uint64_t x0 __asm__("x0") = fn;
@@ -25,7 +25,7 @@ void smccc_hvc(uint32_t fn, uint64_t a1, uint64_t a2, uint64_t a3,
 		*res = (struct smccc_res) { x0, x1, x2, x3 };
 }
 
-static int64_t psci_call(uint32_t fn, uint64_t a1, uint64_t a2, uint64_t a3)
+static __guest_code int64_t psci_call(uint32_t fn, uint64_t a1, uint64_t a2, uint64_t a3)
 {
 	struct smccc_res res;
 
@@ -33,22 +33,22 @@ static int64_t psci_call(uint32_t fn, uint64_t a1, uint64_t a2, uint64_t a3)
 	return (int64_t)res.a0;
 }
 
-int64_t psci_version(void)
+__guest_code int64_t psci_version(void)
 {
 	return psci_call(PSCI_0_2_FN_PSCI_VERSION, 0, 0, 0);
 }
 
-int64_t psci_cpu_on(uint64_t target_mpidr, uint64_t entry, uint64_t context_id)
+__guest_code int64_t psci_cpu_on(uint64_t target_mpidr, uint64_t entry, uint64_t context_id)
 {
 	return psci_call(PSCI_0_2_FN64_CPU_ON, target_mpidr, entry, context_id);
 }
 
-int64_t psci_affinity_info(uint64_t target_mpidr, uint64_t lowest_level)
+__guest_code int64_t psci_affinity_info(uint64_t target_mpidr, uint64_t lowest_level)
 {
 	return psci_call(PSCI_0_2_FN64_AFFINITY_INFO, target_mpidr, lowest_level, 0);
 }
 
-void psci_system_off(void)
+__guest_code void psci_system_off(void)
 {
 	psci_call(PSCI_0_2_FN_SYSTEM_OFF, 0, 0, 0);
 }

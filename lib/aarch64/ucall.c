@@ -25,7 +25,7 @@ void ucall_arch_init(struct kvm_vm *vm)
 }
 
 /* One plain STR: KVM can decode it (ESR_EL2.ISV) without the guest's help. */
-void ucall_arch_do_ucall(uint64_t uc_gva)
+__guest_code void ucall_arch_do_ucall(uint64_t uc_gva)
 {
 	__asm__ __volatile__("str %0, [%1]" : : "r"(uc_gva), "r"(ucall_exit_mmio)
 			     : "memory");

@@ -14,7 +14,7 @@
 /* Guest: GVA of the per-VM handler table, written by vm_arch_setup(). */
 static exception_handler_t *exception_handlers;
 
-void route_exception(struct ex_regs *regs)
+__guest_code void route_exception(struct ex_regs *regs)
 {
 	exception_handler_t h = NULL;
 
@@ -27,7 +27,7 @@ void route_exception(struct ex_regs *regs)
 	ucall(UCALL_UNHANDLED, 3, regs->vector, regs->error_code, regs->rip);
 }
 
-void guest_code_returned(void)
+__guest_code void guest_code_returned(void)
 {
 	GUEST_FAIL("guest code returned (without GUEST_DONE?)");
 }

@@ -11,7 +11,7 @@ void ucall_arch_init(struct kvm_vm *vm)
 {
 }
 
-void ucall_arch_do_ucall(uint64_t uc_gva)
+__guest_code void ucall_arch_do_ucall(uint64_t uc_gva)
 {
 	__asm__ __volatile__("outb %%al, %%dx"
 			     : : "a"(0), "d"(UCALL_PIO_PORT), "D"(uc_gva)
