@@ -128,6 +128,24 @@ $(TEST_GEN_PROGS): $(OUTPUT)/%: %.c $(LIBKVM_OBJS) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< $(LIBKVM_OBJS) $(LDLIBS) -o $@
 
+# libFuzzer targets for the parsers of user input (clang): `make fuzz`
+# builds every fuzz/*.c, linked with the library built again with ASan and
+# UBSan, into $(OUTPUT)/fuzz/.  Seed corpora: fuzz/corpus/<target>/.
+FUZZ_TARGETS := $(patsubst fuzz/%.c,%,$(wildcard fuzz/*.c))
+ifeq ($(FUZZ_BUILD),)
+fuzz:
+	$(MAKE) -C $(top_dir) LLVM=1 FUZZ_BUILD=1 SANITIZE=address,undefined \
+		STATIC= OUTPUT=$(OUTPUT)/fuzz fuzz_targets
+else
+CFLAGS += -fsanitize=fuzzer-no-link
+fuzz_targets: $(patsubst %,$(OUTPUT)/%,$(FUZZ_TARGETS))
+$(patsubst %,$(OUTPUT)/%,$(FUZZ_TARGETS)): $(OUTPUT)/%: fuzz/%.c fuzz/fuzz.h \
+					   $(LIBKVM_OBJS) $(HDRS)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) -fsanitize=fuzzer $< $(LIBKVM_OBJS) \
+		$(LDLIBS) -o $@
+endif
+EXTRA_CLEAN += $(OUTPUT)/fuzz
+
 # A kselftest install tree (what `make -C tools/testing/selftests
 # TARGETS=kvm install` makes in-tree), for vm/run --dir.
 KSFT_INSTALL_PATH ?= $(OUTPUT)/kselftest_install
@@ -142,4 +160,4 @@ kselftest_install: all
 	for t in $(notdir $(TEST_GEN_PROGS)); do echo "kvm:$$t"; done \
 		> $(KSFT_INSTALL_PATH)/kselftest-list.txt
 
-.PHONY: kselftest_install
+.PHONY: kselftest_install fuzz fuzz_targets

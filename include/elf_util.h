@@ -20,6 +20,8 @@ struct elf_image {
 /* Map @path read-only and check it is a valid ELF64 file; 0 or -errno. */
 int elf_open(const char *path, struct elf_image *img);
 void elf_close(struct elf_image *img);
+/* The same check of an image already in memory (not mapped by elf_open). */
+int elf_init(struct elf_image *img, const void *base, size_t size);
 /* Program header @i, NULL when out of range or outside the file. */
 const Elf64_Phdr *elf_phdr(const struct elf_image *img, unsigned int i);
 /* Name of the function containing @addr, NULL if none; sets @offset. */

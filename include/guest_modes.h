@@ -47,6 +47,11 @@ extern bool guest_modes_enabled[NUM_VM_MODES];
 void guest_modes_append_default(void);
 /* Handle "-m N": run only mode N; a usage error if unknown/unsupported. */
 void guest_modes_cmdline(const char *arg);
+/*
+ * Its core, which never exits: the mode, or -EINVAL (not a mode number)
+ * or -EOPNOTSUPP (a mode this host does not support).
+ */
+int try_parse_guest_mode(const char *arg);
 void guest_modes_help(FILE *out);
 /* Call @fn for each enabled mode, announcing it. */
 void for_each_guest_mode(void (*fn)(enum vm_guest_mode mode, void *arg), void *arg);

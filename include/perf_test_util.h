@@ -103,6 +103,8 @@ void perf_test_options_check(struct perf_test_options *o, bool host_only);
 uint64_t perf_test_mem_size(const struct perf_test_options *o);
 /* Parse "0,2,4-6" into @cpus (at most @max); garbage is a usage error. */
 int parse_cpu_list(const char *list, int *cpus, int max);
+/* Its core: the count, or -EINVAL / -E2BIG with @why set; never exits. */
+int try_parse_cpu_list(const char *list, int *cpus, int max, const char **why);
 
 /* The VM, or host-only memory (perf_test_util.c). */
 struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,

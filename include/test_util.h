@@ -65,7 +65,12 @@ void test_dump_stack(FILE *out);
 /* Sizes: "4096", "0x1000", "64K", "64M", "1G", "2T" (case-insensitive). */
 int try_parse_size(const char *str, uint64_t *size, const char **why);
 uint64_t parse_size(const char *str);
-/* A decimal integer in [min, max]; anything else is a usage error. */
+/*
+ * An integer (decimal, 0x hex, 0 octal) in [min, max]; anything else is a
+ * usage error naming @opt.  try_parse_long() is the core: 0, -EINVAL (not
+ * a number) or -ERANGE (outside [min, max]), never exits.
+ */
+int try_parse_long(const char *str, long min, long max, long *val);
 long parse_long(const char *opt, const char *str, long min, long max);
 /*
  * For tests that take no options: -h prints @what and exits 0, anything

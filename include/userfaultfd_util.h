@@ -37,9 +37,14 @@ enum uffd_wake {
 	NUM_UFFD_WAKES,
 };
 
-/* "MISSING", "MINOR"; "epoll", "poll".  Unknown names: usage error. */
+/*
+ * "MISSING", "MINOR"; "epoll", "poll".  Unknown names: usage error; the
+ * try_ cores return the enum value or -EINVAL and never exit.
+ */
+int try_parse_uffd_mode(const char *name);
 enum uffd_mode parse_uffd_mode(const char *name);
 const char *uffd_mode_name(enum uffd_mode mode);
+int try_parse_uffd_wake(const char *name);
 enum uffd_wake parse_uffd_wake(const char *name);
 const char *uffd_wake_name(enum uffd_wake wake);
 

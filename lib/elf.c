@@ -33,6 +33,9 @@ static bool elf_header_valid(const struct elf_image *img)
 		return false;
 	if (eh->e_shnum && eh->e_shentsize != sizeof(Elf64_Shdr))
 		return false;
+	/* The tables are read in place: they must be aligned as the ABI has them. */
+	if (eh->e_phoff % 8 || eh->e_shoff % 8)
+		return false;
 	return in_file(img, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)) &&
 	       in_file(img, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr));
 }
@@ -57,11 +60,19 @@ int elf_open(const char *path, struct elf_image *img)
 	if (err)
 		return err;
 
-	img->base = map;
-	img->size = st.st_size;
-	img->ehdr = map;
+	err = elf_init(img, map, st.st_size);
+	if (err)
+		munmap(map, st.st_size);
+	return err;
+}
+
+int elf_init(struct elf_image *img, const void *base, size_t size)
+{
+	img->base = base;
+	img->size = size;
+	img->ehdr = base;
 	if (!elf_header_valid(img)) {
-		elf_close(img);
+		memset(img, 0, sizeof(*img));
 		return -ENOEXEC;
 	}
 	return 0;
@@ -96,11 +107,12 @@ static const Elf64_Shdr *elf_shdr(const struct elf_image *img, unsigned int i)
 static const char *sym_name(const struct elf_image *img,
 			    const Elf64_Shdr *strtab, uint32_t off)
 {
-	const char *s = (const char *)img->base + strtab->sh_offset + off;
+	const char *s;
 
-	if (off >= strtab->sh_size || !memchr(s, 0, strtab->sh_size - off))
+	if (off >= strtab->sh_size)
 		return NULL;
-	return s;
+	s = (const char *)img->base + strtab->sh_offset + off;
+	return memchr(s, 0, strtab->sh_size - off) ? s : NULL;
 }
 
 const char *elf_symbolize(const struct elf_image *img, uint64_t addr,
@@ -115,7 +127,7 @@ const char *elf_symbolize(const struct elf_image *img, uint64_t addr,
 		if (sh->sh_type != SHT_SYMTAB || sh->sh_entsize != sizeof(*sym))
 			continue;
 		strtab = elf_shdr(img, sh->sh_link);
-		if (!strtab || !in_file(img, sh->sh_offset, sh->sh_size) ||
+		if (!strtab || sh->sh_offset % 8 || !in_file(img, sh->sh_offset, sh->sh_size) ||
 		    !in_file(img, strtab->sh_offset, strtab->sh_size))
 			continue;
 		sym = (const Elf64_Sym *)(img->base + sh->sh_offset);

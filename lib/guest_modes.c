@@ -63,11 +63,20 @@ void guest_modes_help(FILE *out)
 			fprintf(out, "     %2d: %s\n", i, guest_modes[i].name);
 }
 
+int try_parse_guest_mode(const char *arg)
+{
+	long mode;
+
+	if (try_parse_long(arg, 0, NUM_VM_MODES - 1, &mode))
+		return -EINVAL;
+	return guest_mode_arch_supported(mode) ? (int)mode : -EOPNOTSUPP;
+}
+
 void guest_modes_cmdline(const char *arg)
 {
 	int mode = parse_long("guest mode (-m)", arg, 0, NUM_VM_MODES - 1), i;
 
-	if (!guest_mode_arch_supported(mode)) {
+	if (try_parse_guest_mode(arg) < 0) {
 		guest_modes_help(stderr);
 		test_usage_error("Guest mode %d (%s) is not supported by this host",
 				 mode, guest_modes[mode].name);

@@ -116,7 +116,7 @@ void perf_test_options_help(FILE *out, const struct perf_test_options *d)
 		"     that moved while timed, as one JSON object to FILE\n");
 }
 
-int parse_cpu_list(const char *list, int *cpus, int max)
+int try_parse_cpu_list(const char *list, int *cpus, int max, const char **why)
 {
 	const char *p = list;
 	long first, last;
@@ -130,17 +130,35 @@ int parse_cpu_list(const char *list, int *cpus, int max)
 		if (end != p && *end == '-')
 			last = strtol(end + 1, &end, 10);
 		if (end == p || errno || first < 0 || last < first || last >= CPU_SETSIZE ||
-		    (*end && *end != ','))
-			test_usage_error("Invalid CPU list '%s': use e.g. 0,2,4-6", list);
+		    (*end && *end != ',')) {
+			*why = "use e.g. 0,2,4-6";
+			return -EINVAL;
+		}
 		for (; first <= last; first++) {
-			if (n == max)
-				test_usage_error("CPU list '%s' has more than %d CPUs", list, max);
+			if (n == max) {
+				*why = "too many CPUs";
+				return -E2BIG;
+			}
 			cpus[n++] = first;
 		}
 		p = *end ? end + 1 : end;
 	}
-	if (!n)
-		test_usage_error("Invalid CPU list '%s': empty", list);
+	if (!n) {
+		*why = "empty";
+		return -EINVAL;
+	}
+	return n;
+}
+
+int parse_cpu_list(const char *list, int *cpus, int max)
+{
+	const char *why;
+	int n = try_parse_cpu_list(list, cpus, max, &why);
+
+	if (n == -E2BIG)
+		test_usage_error("CPU list '%s' has more than %d CPUs", list, max);
+	if (n < 0)
+		test_usage_error("Invalid CPU list '%s': %s", list, why);
 	return n;
 }
 

@@ -60,7 +60,7 @@ uint64_t parse_size(const char *str)
 	return size;
 }
 
-long parse_long(const char *opt, const char *str, long min, long max)
+int try_parse_long(const char *str, long min, long max, long *val)
 {
 	char *end;
 	long v;
@@ -68,8 +68,21 @@ long parse_long(const char *opt, const char *str, long min, long max)
 	errno = 0;
 	v = strtol(str, &end, 0);
 	if (!*str || *end || errno)
-		test_usage_error("Invalid %s '%s': not a number", opt, str);
+		return -EINVAL;
 	if (v < min || v > max)
+		return -ERANGE;
+	*val = v;
+	return 0;
+}
+
+long parse_long(const char *opt, const char *str, long min, long max)
+{
+	long v;
+	int ret = try_parse_long(str, min, max, &v);
+
+	if (ret == -EINVAL)
+		test_usage_error("Invalid %s '%s': not a number", opt, str);
+	if (ret)
 		test_usage_error("Invalid %s '%s': must be in [%ld, %ld]",
 				 opt, str, min, max);
 	return v;

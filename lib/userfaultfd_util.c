@@ -31,14 +31,23 @@ static const char * const uffd_wake_names[NUM_UFFD_WAKES] = {
 	[UFFD_WAKE_POLL] = "poll",
 };
 
-enum uffd_mode parse_uffd_mode(const char *name)
+int try_parse_uffd_mode(const char *name)
 {
 	int i;
 
 	for (i = UFFD_MODE_MISSING; i < NUM_UFFD_MODES; i++)
 		if (!strcmp(name, uffd_mode_names[i]))
 			return i;
-	test_usage_error("Unknown uffd mode '%s': use MISSING or MINOR", name);
+	return -EINVAL;
+}
+
+enum uffd_mode parse_uffd_mode(const char *name)
+{
+	int mode = try_parse_uffd_mode(name);
+
+	if (mode < 0)
+		test_usage_error("Unknown uffd mode '%s': use MISSING or MINOR", name);
+	return mode;
 }
 
 const char *uffd_mode_name(enum uffd_mode mode)
@@ -46,14 +55,23 @@ const char *uffd_mode_name(enum uffd_mode mode)
 	return mode < NUM_UFFD_MODES ? uffd_mode_names[mode] : "?";
 }
 
-enum uffd_wake parse_uffd_wake(const char *name)
+int try_parse_uffd_wake(const char *name)
 {
 	int i;
 
 	for (i = 0; i < NUM_UFFD_WAKES; i++)
 		if (!strcmp(name, uffd_wake_names[i]))
 			return i;
-	test_usage_error("Unknown wake mode '%s': use epoll or poll", name);
+	return -EINVAL;
+}
+
+enum uffd_wake parse_uffd_wake(const char *name)
+{
+	int wake = try_parse_uffd_wake(name);
+
+	if (wake < 0)
+		test_usage_error("Unknown wake mode '%s': use epoll or poll", name);
+	return wake;
 }
 
 const char *uffd_wake_name(enum uffd_wake wake)
