@@ -123,20 +123,6 @@ static void parse_args(int argc, char *argv[], struct dl_params *p)
 		test_usage_error("Unexpected argument '%s'", argv[optind]);
 }
 
-/* Test memory must fit in this host's RAM: every page gets touched. */
-static void check_size(const struct dl_params *p)
-{
-	uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
-	uint64_t per_vcpu = p->o.vcpu_memory_bytes;
-
-	if (per_vcpu > UINT64_MAX / p->o.nr_vcpus)
-		test_usage_error("Test memory of %d vCPUs x 0x%lx bytes (-v, -b) overflows",
-				 p->o.nr_vcpus, (unsigned long)per_vcpu);
-	if (perf_test_mem_size(&p->o) > ram)
-		test_usage_error("Test memory 0x%lx bytes (-b, -v) exceeds this host's RAM, 0x%lx bytes",
-				 (unsigned long)perf_test_mem_size(&p->o), (unsigned long)ram);
-}
-
 /* The ring: usage errors first, then what the host lacks. */
 static void check_ring(struct dl_params *p)
 {
@@ -169,7 +155,6 @@ static void check_ring(struct dl_params *p)
 /* Everything decided before any work: usage errors, then skips. */
 static void check_params(struct dl_params *p)
 {
-	check_size(p);
 	if (p->ring_entries)
 		check_ring(p);
 	perf_test_options_check(&p->o, false);

@@ -24,7 +24,15 @@ enum {
 
 #define UCALL_MAX_ARGS		7
 #define UCALL_BUFFER_LEN	1024
-#define UCALL_POOL_SIZE		64	/* ucalls in flight at once, per VM */
+/*
+ * ucalls in flight at once, per VM: one per vCPU (KVM_MAX_VCPUS), since a
+ * vCPU holds its slot from the exit until it runs again, which may be the
+ * next pass.  A guest that finds every slot taken UCALL_POOL_SCANS times
+ * over reports that (a slot leak or nested ucalls) instead of spinning.
+ */
+#define UCALL_POOL_SIZE		512
+#define UCALL_POOL_SCANS	(1 << 16)
+extern int ucall_pool_scans;	/* guest global, UCALL_POOL_SCANS by default */
 
 struct ucall {
 	uint64_t cmd;

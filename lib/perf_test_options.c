@@ -183,6 +183,19 @@ static void check_cpu_list(struct perf_test_options *o)
 	o->pin = true;
 }
 
+/* Test memory must fit in this host's RAM: every page gets touched. */
+static void check_ram(const struct perf_test_options *o)
+{
+	uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+
+	if (o->vcpu_memory_bytes > UINT64_MAX / o->nr_vcpus)
+		test_usage_error("Test memory of %d vCPUs x 0x%lx bytes (-v, -b) overflows",
+				 o->nr_vcpus, (unsigned long)o->vcpu_memory_bytes);
+	if (perf_test_mem_size(o) > ram)
+		test_usage_error("Test memory 0x%lx bytes (-b, -v) exceeds this host's RAM, 0x%lx bytes",
+				 (unsigned long)perf_test_mem_size(o), (unsigned long)ram);
+}
+
 static void check_sizes(const struct perf_test_options *o, uint64_t pagesz)
 {
 	uint64_t total = perf_test_mem_size(o);
@@ -246,6 +259,7 @@ void perf_test_options_check(struct perf_test_options *o, bool host_only)
 {
 	if (host_only && o->nested)
 		test_usage_error("-n runs the vCPUs nested; -H runs no vCPUs");
+	check_ram(o);
 	check_sizes(o, get_backing_src_pagesz(o->backing));
 	if (o->cpu_list)
 		check_cpu_list(o);

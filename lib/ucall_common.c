@@ -13,8 +13,15 @@ struct ucall_header {
 	struct ucall ucalls[UCALL_POOL_SIZE];
 };
 
+_Static_assert(UCALL_POOL_SIZE >= KVM_MAX_VCPUS, "a ucall slot for every vCPU");
+
 /* Guest: GVA of the pool, written by ucall_init(). */
 static struct ucall_header *ucall_pool;
+/* Guest: where a full pool is reported from (its own slot, in .bss). */
+static struct ucall ucall_pool_full_uc;
+static unsigned long ucall_pool_full_taken;
+/* Guest: scans before a full pool is reported (a test may lower it). */
+int ucall_pool_scans = UCALL_POOL_SCANS;
 
 void ucall_init(struct kvm_vm *vm)
 {
@@ -30,18 +37,39 @@ void ucall_init(struct kvm_vm *vm)
 	ucall_arch_init(vm);
 }
 
+/* Guest: a pool that stays full is a bug of the test: an abort says so. */
+static __guest_code __noreturn void ucall_pool_full(void)
+{
+	struct ucall *uc = &ucall_pool_full_uc;
+
+	while (test_and_set_bit_atomic(0, &ucall_pool_full_taken))
+		;
+	uc->args[GUEST_ERROR_FILE] = (uint64_t)__FILE__;
+	uc->args[GUEST_ERROR_LINE] = __LINE__;
+	uc->args[GUEST_ERROR_EXPR] = (uint64_t)"a free ucall slot";
+	guest_snprintf(uc->buffer, UCALL_BUFFER_LEN,
+		       "ucall pool full: all %d slots stayed in use over %d scans",
+		       UCALL_POOL_SIZE, READ_ONCE(ucall_pool_scans));
+	for (;;) {
+		uc->cmd = UCALL_ABORT;
+		ucall_arch_do_ucall((uint64_t)uc);
+	}
+}
+
 /* Guest: a free slot; all busy means other vCPUs are reporting: retry. */
 static __guest_code struct ucall *ucall_alloc(void)
 {
-	int i;
+	int scan, i;
 
-	for (;;) {
+	for (scan = 0; scan < READ_ONCE(ucall_pool_scans); scan++) {
 		for (i = 0; i < UCALL_POOL_SIZE; i++) {
-			if (test_and_set_bit_atomic(i, ucall_pool->in_use))
+			if ((READ_ONCE(ucall_pool->in_use[BIT_WORD(i)]) & BIT_MASK(i)) ||
+			    test_and_set_bit_atomic(i, ucall_pool->in_use))
 				continue;
 			return &ucall_pool->ucalls[i];
 		}
 	}
+	ucall_pool_full();
 }
 
 static __guest_code void ucall_free(struct ucall *uc)
