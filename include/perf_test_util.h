@@ -50,6 +50,7 @@ struct perf_test_args {
 	uint32_t write_percent;
 	uint32_t seed;
 	bool random_access;
+	bool inject_guest_assert;	/* KVM_SELFTEST_FAIL=guest_assert */
 	uint64_t iteration;	/* the pass the host asked for */
 	struct perf_test_vcpu_args vcpu_args[KVM_MAX_VCPUS];
 	/* Host only. */

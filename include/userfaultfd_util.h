@@ -61,6 +61,7 @@ struct uffd_reader {
 	struct uffd_desc *uffd;
 	int id;
 	pthread_t thread;
+	bool started;		/* thread exists: the stop joins it */
 	int epoll_fd;		/* UFFD_WAKE_EPOLL only */
 	struct uffd_reader_stats stats;
 	/* The first failure, reported by uffd_stop_demand_paging(). */

@@ -10,6 +10,7 @@
  */
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 
 #include "numa_util.h"
 #include "perf_test_util.h"
@@ -255,8 +256,33 @@ static void check_host(const struct perf_test_options *o, bool host_only)
 				 o->nr_slots, max, max - 1);
 }
 
+/*
+ * SIGINT/SIGTERM: say so, then die of the signal (the status a shell or
+ * runner expects), which takes every thread down at once.  Installed even
+ * where the shell started the test with SIGINT ignored (in background).
+ */
+static void on_signal(int sig)
+{
+	static const char msg[] = "perf test: interrupted by a signal\n";
+
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		sig = SIGKILL;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	TEST_ASSERT(!sigaction(SIGINT, &sa, NULL) && !sigaction(SIGTERM, &sa, NULL),
+		    "sigaction(SIGINT, SIGTERM)");
+}
+
 void perf_test_options_check(struct perf_test_options *o, bool host_only)
 {
+	catch_signals();
 	if (host_only && o->nested)
 		test_usage_error("-n runs the vCPUs nested; -H runs no vCPUs");
 	check_ram(o);

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include "fault_inject.h"
 #include "perf_test_util.h"
 
 struct perf_test_thread {
@@ -141,11 +142,11 @@ static void *perf_test_thread_fn(void *arg)
 	return NULL;
 }
 
-static void thread_create(struct perf_test_thread *t, const struct perf_test_options *o)
+static bool thread_create(struct perf_test_thread *t, const struct perf_test_options *o)
 {
 	pthread_attr_t attr;
 	cpu_set_t set;
-	int idx = t->va->vcpu_idx;
+	int idx = t->va->vcpu_idx, err;
 
 	TEST_ASSERT(!pthread_attr_init(&attr), "pthread_attr_init");
 	if (o->pin) {
@@ -154,13 +155,25 @@ static void thread_create(struct perf_test_thread *t, const struct perf_test_opt
 		TEST_ASSERT(!pthread_attr_setaffinity_np(&attr, sizeof(set), &set),
 			    "Pinning vCPU %d thread to CPU %d", idx, o->vcpu_cpus[idx]);
 	}
-	TEST_ASSERT(!pthread_create(&t->thread, &attr, perf_test_thread_fn, t),
-		    "pthread_create(vCPU %d)", idx);
+	err = test_thread_create(&t->thread, &attr, perf_test_thread_fn, t);
 	pthread_attr_destroy(&attr);
 	pthread_mutex_lock(&pt.lock);
-	pt.nr_started++;
+	if (err) {
+		/*
+		 * The threads started so far stop (the join reaps them) and
+		 * the test fails with this thread's record.
+		 */
+		snprintf(t->err, sizeof(t->err),
+			 "pthread_create: %s (the %d threads started were stopped and joined)",
+			 strerror(err), pt.nr_started);
+		t->failed = pt.failed = pt.stop = true;
+		pt.nr_threads = pt.nr_started;
+	} else {
+		pt.nr_started++;
+	}
 	pthread_cond_broadcast(&pt.cond);
 	pthread_mutex_unlock(&pt.lock);
+	return !err;
 }
 
 void perf_test_start_threads(const struct perf_test_options *o, perf_test_pass_fn fn)
@@ -178,7 +191,8 @@ void perf_test_start_threads(const struct perf_test_options *o, perf_test_pass_f
 		memset(&pt.threads[i], 0, sizeof(pt.threads[i]));
 		pt.threads[i].va = &perf_test_args.vcpu_args[i];
 		pt.threads[i].va->passes = 0;
-		thread_create(&pt.threads[i], o);
+		if (!thread_create(&pt.threads[i], o))
+			break;
 	}
 }
 

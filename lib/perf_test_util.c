@@ -4,6 +4,7 @@
  * walks it, and checking what it holds afterwards.
  */
 #include "dirty_ring.h"
+#include "fault_inject.h"
 #include "perf_test_util.h"
 #include "numa_util.h"
 
@@ -91,6 +92,8 @@ static __guest_code void perf_test_guest_code(uint32_t idx)
 	for (;;) {
 		pass = READ_ONCE(perf_test_args.iteration);
 		perf_test_touch_pages(perf_test_args.gva, idx);
+		GUEST_ASSERT_MSG(idx || !READ_ONCE(perf_test_args.inject_guest_assert),
+				 "injected fault (KVM_SELFTEST_FAIL=guest_assert)");
 		GUEST_SYNC(pass);
 	}
 }
@@ -241,6 +244,7 @@ struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
 			vcpu_args_set(vcpu, 1, (uint64_t)i);
 		pta->vcpu_args[i].vcpu = vcpu;
 	}
+	pta->inject_guest_assert = fault_inject("guest_assert");
 	sync_global_to_guest(vm, perf_test_args);
 	ksft_print_msg("Test memory: 0x%lx bytes at GPA 0x%lx in %d slot(s) of %s, mapped with %s\n",
 		       (unsigned long)pta->size, (unsigned long)pta->gpa, o->nr_slots,

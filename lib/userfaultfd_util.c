@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
+#include "fault_inject.h"
 #include "userfaultfd_util.h"
 #include "test_util.h"
 
@@ -200,6 +201,9 @@ static bool reader_serve_one(struct uffd_reader *r, struct timespec woken)
 	addr = ALIGN_DOWN((uint64_t)msg.arg.pagefault.address, u->page_size);
 	if (u->delay_us)
 		usleep(u->delay_us);
+	if (fault_inject("uffd_reader"))
+		return reader_fail(r, "injected fault (KVM_SELFTEST_FAIL=uffd_reader)",
+				   addr, EIO);
 	if (!reader_resolve(r, addr))
 		return false;
 	latency_hist_add(&r->stats.latency, timespec_to_ns(timespec_elapsed(woken)));
@@ -351,14 +355,21 @@ struct uffd_desc *uffd_create(enum uffd_mode mode, enum uffd_wake wake,
 
 void uffd_start_readers(struct uffd_desc *u)
 {
-	int i;
+	int i, err, started;
 
-	for (i = 0; i < u->nr_readers; i++)
-		TEST_ASSERT(!pthread_create(&u->readers[i].thread, NULL,
-					    uffd_reader_thread, &u->readers[i]),
-			    "pthread_create(uffd reader %d)", i);
+	for (i = 0; i < u->nr_readers; i++) {
+		err = test_thread_create(&u->readers[i].thread, NULL, uffd_reader_thread,
+					 &u->readers[i]);
+		if (err) {
+			/* Reported as this reader's failure; the stop joins the rest. */
+			reader_fail(&u->readers[i], "pthread_create", 0, err);
+			break;
+		}
+		u->readers[i].started = true;
+	}
+	started = i;
 	/* Thread start-up is set-up: keep it out of what the caller times. */
-	while (__atomic_load_n(&u->nr_ready, __ATOMIC_ACQUIRE) < u->nr_readers)
+	while (__atomic_load_n(&u->nr_ready, __ATOMIC_ACQUIRE) < started)
 		usleep(100);
 }
 
@@ -383,7 +394,8 @@ void uffd_stop_readers(struct uffd_desc *u)
 		return;
 	TEST_ASSERT(write(u->pipe_fds[1], &c, 1) == 1, "write(uffd exit pipe)");
 	for (i = 0; i < u->nr_readers; i++) {
-		TEST_ASSERT(!pthread_join(u->readers[i].thread, NULL),
+		TEST_ASSERT(!u->readers[i].started ||
+			    !pthread_join(u->readers[i].thread, NULL),
 			    "pthread_join(uffd reader %d)", i);
 		if (u->readers[i].epoll_fd >= 0)
 			close(u->readers[i].epoll_fd);
