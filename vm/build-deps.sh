@@ -3,6 +3,7 @@
 # ARCH (x86_64, arm64) on Debian 12: compilers, libnuma, the kselftest
 # framework (linux-source-6.1), the uapi headers and the second in-tree
 # tree (linux-source-6.12) and rsync (lib.mk's install uses it).
+# The word "clang" adds clang and its sanitizer and libFuzzer runtimes.
 # As root it installs; otherwise it prints the command and fails.
 
 build_deps_missing() {
@@ -11,6 +12,7 @@ build_deps_missing() {
 		linux-source-6.12 rsync xz-utils
 		git cpio)
 	for arch in "$@"; do
+		[[ $arch == clang ]] && pkgs+=(clang libclang-rt-14-dev)
 		[[ $arch == arm64 && $(uname -m) != aarch64 ]] || continue
 		pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libnuma-dev:arm64)
 	done
