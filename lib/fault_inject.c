@@ -55,7 +55,6 @@ bool fault_inject(const char *site)
 int test_thread_create(pthread_t *thread, const pthread_attr_t *attr,
 		       void *(*fn)(void *), void *arg)
 {
-	if (fault_inject("pthread_create"))
-		return EAGAIN;
-	return pthread_create(thread, attr, fn, arg);
+	/* pthread_create's convention: a positive errno. */
+	return fault_inject("pthread_create") ? EAGAIN : pthread_create(thread, attr, fn, arg);
 }
