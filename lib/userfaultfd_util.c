@@ -32,14 +32,20 @@ static const char * const uffd_wake_names[NUM_UFFD_WAKES] = {
 	[UFFD_WAKE_POLL] = "poll",
 };
 
-int try_parse_uffd_mode(const char *name)
+/* The index in [first, n) of @name in @names, or -EINVAL. */
+static int name_index(const char * const *names, int first, int n, const char *name)
 {
 	int i;
 
-	for (i = UFFD_MODE_MISSING; i < NUM_UFFD_MODES; i++)
-		if (!strcmp(name, uffd_mode_names[i]))
+	for (i = first; i < n; i++)
+		if (!strcmp(name, names[i]))
 			return i;
 	return -EINVAL;
+}
+
+int try_parse_uffd_mode(const char *name)
+{
+	return name_index(uffd_mode_names, UFFD_MODE_MISSING, NUM_UFFD_MODES, name);
 }
 
 enum uffd_mode parse_uffd_mode(const char *name)
@@ -58,12 +64,7 @@ const char *uffd_mode_name(enum uffd_mode mode)
 
 int try_parse_uffd_wake(const char *name)
 {
-	int i;
-
-	for (i = 0; i < NUM_UFFD_WAKES; i++)
-		if (!strcmp(name, uffd_wake_names[i]))
-			return i;
-	return -EINVAL;
+	return name_index(uffd_wake_names, 0, NUM_UFFD_WAKES, name);
 }
 
 enum uffd_wake parse_uffd_wake(const char *name)
