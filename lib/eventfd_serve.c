@@ -53,7 +53,8 @@ static bool serve(struct efd_server_thread *t, struct efd_pair *p, uint64_t v)
 	if (p->served)
 		latency_hist_add(&p->latency, timespec_to_ns(timespec_sub(now, p->last)));
 	p->last = now;
-	p->served += v;
+	/* The main thread's progress watch reads it meanwhile. */
+	WRITE_ONCE(p->served, p->served + v);
 	p->coalesced += v - 1;
 	if (p->served_mirror)
 		__atomic_store_n(p->served_mirror, p->served, __ATOMIC_RELEASE);

@@ -52,13 +52,17 @@ ubsan_check() {
 }
 
 # The runs without a guest, for ASan and TSan: readers, exit pipe,
-# barrier and statistics of host-only demand paging, epoll and poll.
+# barrier and statistics of host-only demand paging, epoll and poll; the
+# host-only eventfd ping-pong, its pool modes too.
 HOST_ONLY_RUNS=(
-	"-H -v 4 -b 16M"
-	"-H -u MISSING -v 4 -r 4 -b 16M"
-	"-H -u MISSING -v 4 -r 4 -b 16M -w poll"
-	"-H -u MISSING -v 2 -r 8 -b 16M -o"
-	"-H -u MINOR -s shmem -v 2 -r 4 -b 16M"
+	"demand_paging_test -H -v 4 -b 16M"
+	"demand_paging_test -H -u MISSING -v 4 -r 4 -b 16M"
+	"demand_paging_test -H -u MISSING -v 4 -r 4 -b 16M -w poll"
+	"demand_paging_test -H -u MISSING -v 2 -r 8 -b 16M -o"
+	"demand_paging_test -H -u MINOR -s shmem -v 2 -r 4 -b 16M"
+	"eventfd_perf_test -H -v 4 -e 500"
+	"eventfd_perf_test -H -v 4 -e 500 -w pool -r 4"
+	"eventfd_perf_test -H -v 2 -e 500 -w pool-poll -r 4"
 )
 
 # sanitizer_check KIND: SANITIZE=KIND build (dynamic), unit tests and the
@@ -80,9 +84,9 @@ sanitizer_check() {
 	for args in "${HOST_ONLY_RUNS[@]}"; do
 		rc=0
 		# shellcheck disable=SC2086 # the options are words
-		"$out/demand_paging_test" $args >"$LOGS/$kind-dp.log" 2>&1 || rc=$?
-		((rc == 0 || rc == 4)) || tail -40 "$LOGS/$kind-dp.log"
-		count_host $rc "$kind: demand_paging_test $args"
+		"$out"/$args >"$LOGS/$kind-host-only.log" 2>&1 || rc=$?
+		((rc == 0 || rc == 4)) || tail -40 "$LOGS/$kind-host-only.log"
+		count_host $rc "$kind: $args"
 	done
 }
 
