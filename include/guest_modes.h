@@ -54,6 +54,7 @@ void guest_modes_cmdline(const char *arg);
 int try_parse_guest_mode(const char *arg);
 void guest_modes_help(FILE *out);
 /* Call @fn for each enabled mode, announcing it. */
-void for_each_guest_mode(void (*fn)(enum vm_guest_mode mode, void *arg), void *arg);
+typedef void (*guest_mode_fn)(enum vm_guest_mode mode, void *arg);
+void for_each_guest_mode(guest_mode_fn fn, void *arg);
 
 #endif /* SELFTEST_KVM_GUEST_MODES_H */

@@ -85,7 +85,7 @@ void guest_modes_cmdline(const char *arg)
 		guest_modes_enabled[i] = i == mode;
 }
 
-void for_each_guest_mode(void (*fn)(enum vm_guest_mode mode, void *arg), void *arg)
+void for_each_guest_mode(guest_mode_fn fn, void *arg)
 {
 	int i;
 

@@ -189,7 +189,7 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
  * Load a byte with a 2-byte instruction (mov (%rdi), %al), so a #PF
  * handler can skip it with rip += 2, as for ud2().
  */
-static inline uint8_t load_byte_2b(const volatile void *p)
+static inline uint8_t load_byte_2b(const void *p)
 {
 	uint8_t v;
 
