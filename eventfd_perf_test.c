@@ -74,7 +74,7 @@ static uint64_t guest_doorbell;	/* pair 0's port or GPA */
 
 static struct efd_server *server;
 
-static void guest_irq(uint32_t cpu, uint32_t irq)
+static __guest_code void guest_irq(uint32_t cpu, uint32_t irq)
 {
 	struct guest_pair *g = &guest_pairs[cpu];
 
@@ -90,7 +90,7 @@ static void guest_irq(uint32_t cpu, uint32_t irq)
 	WRITE_ONCE(g->irqs, g->irqs + 1);
 }
 
-static void guest_code(uint32_t idx)
+static __guest_code void guest_code(uint32_t idx)
 {
 	struct guest_pair *g = &guest_pairs[idx];
 	uint64_t n = 0;

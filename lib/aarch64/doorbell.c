@@ -21,7 +21,7 @@ void vm_map_mmio(struct kvm_vm *vm, uint64_t gpa, uint64_t size)
 		aarch64_pg_map_attr(vm, gpa + off, gpa + off, vm->page_size, MT_DEVICE_nGnRE);
 }
 
-void guest_doorbell_write(uint64_t addr, bool pio, uint32_t val)
+__guest_code void guest_doorbell_write(uint64_t addr, bool pio, uint32_t val)
 {
 	__asm__ __volatile__("str %w0, [%1]" : : "rZ"(val), "r"(addr) : "memory");
 }

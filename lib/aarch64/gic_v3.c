@@ -142,7 +142,7 @@ uint32_t vm_irq_route(struct kvm_vm *vm, struct kvm_irq_routing *r, uint32_t gsi
 	return intid;
 }
 
-static void gic_irq_entry(struct ex_regs *regs)
+static __guest_code void gic_irq_entry(struct ex_regs *regs)
 {
 	uint32_t intid = read_icc(ICC_IAR1_EL1) & 0xffffff;
 
@@ -158,7 +158,7 @@ void vm_install_irq_handler(struct kvm_vm *vm, guest_irq_handler_t handler)
 	vm_install_exception_handler(vm, VECTOR_IRQ_CURRENT, gic_irq_entry);
 }
 
-void guest_irq_init(uint32_t cpu)
+__guest_code void guest_irq_init(uint32_t cpu)
 {
 	write_sysreg(cpu, tpidr_el1);
 	write_icc(read_icc(ICC_SRE_EL1) | 1, ICC_SRE_EL1);
@@ -174,7 +174,7 @@ void vm_irq_anomalies(struct kvm_vm *vm, uint32_t cpu, struct guest_irq_anomalie
 	*a = (struct guest_irq_anomalies) { 0 };
 }
 
-void guest_irq_wait(void)
+__guest_code void guest_irq_wait(void)
 {
 	/* WFI wakes for a pending interrupt even while masked: no race. */
 	__asm__ __volatile__("wfi\n\tmsr daifclr, #2\n\tisb\n\tmsr daifset, #2"

@@ -92,7 +92,7 @@ uint32_t vm_irq_route(struct kvm_vm *vm, struct kvm_irq_routing *r, uint32_t gsi
 	return vector;
 }
 
-static void apic_write(uint32_t off, uint32_t v)
+static __guest_code void apic_write(uint32_t off, uint32_t v)
 {
 	if (apic_x2)
 		wrmsr(X2APIC_MSR(off), v);
@@ -108,7 +108,7 @@ static void apic_write(uint32_t off, uint32_t v)
  * taken between STI and HLT, inside STI's shadow, which would return to
  * the HLT and sleep after its wake-up: it returns past the HLT instead.
  */
-static bool apic_irq_anomaly(uint64_t cpu, struct ex_regs *regs)
+static __guest_code bool apic_irq_anomaly(uint64_t cpu, struct ex_regs *regs)
 {
 	if (!(regs->rflags & X86_EFLAGS_IF)) {
 		anomalies[cpu].redelivered++;
@@ -121,7 +121,7 @@ static bool apic_irq_anomaly(uint64_t cpu, struct ex_regs *regs)
 	return false;
 }
 
-static void apic_irq_entry(struct ex_regs *regs)
+static __guest_code void apic_irq_entry(struct ex_regs *regs)
 {
 	uint64_t cpu;
 
@@ -143,7 +143,7 @@ void vm_install_irq_handler(struct kvm_vm *vm, guest_irq_handler_t handler)
 		vm_install_exception_handler(vm, v, apic_irq_entry);
 }
 
-void guest_irq_init(uint32_t cpu)
+__guest_code void guest_irq_init(uint32_t cpu)
 {
 	uint64_t base = rdmsr(MSR_IA32_APICBASE);
 
@@ -157,7 +157,7 @@ void guest_irq_init(uint32_t cpu)
 	apic_write(APIC_SVR, APIC_SVR_ENABLE | APIC_SPURIOUS_VECTOR);
 }
 
-noinline void guest_irq_wait(void)
+noinline __guest_code void guest_irq_wait(void)
 {
 	/* STI's shadow covers HLT: an interrupt pending now wakes it. */
 	__asm__ __volatile__("sti\n\t"

@@ -19,7 +19,7 @@ void vm_map_mmio(struct kvm_vm *vm, uint64_t gpa, uint64_t size)
 		virt_pg_map(vm, gpa + off, gpa + off);
 }
 
-void guest_doorbell_write(uint64_t addr, bool pio, uint32_t val)
+__guest_code void guest_doorbell_write(uint64_t addr, bool pio, uint32_t val)
 {
 	if (pio)
 		outl(addr, val);

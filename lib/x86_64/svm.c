@@ -197,7 +197,7 @@ __asm__(".pushsection .text\n"
 	".size svm_vmrun, . - svm_vmrun\n"
 	".popsection\n");
 
-static void svm_l1_code(struct nested_vcpu *n)
+static __guest_code void svm_l1_code(struct nested_vcpu *n)
 {
 	struct vmcb *vmcb = (struct vmcb *)n->ctl_gva;
 
