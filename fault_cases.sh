@@ -4,7 +4,8 @@
 # Faults, each tried: memory larger than the host has, a pthread_create
 # that fails part way, a uffd reader error, a guest assert (injected with
 # KVM_SELFTEST_FAIL, see include/fault_inject.h), and SIGINT/SIGTERM in
-# the middle of a run, against demand_paging_test and dirty_log_perf_test.
+# the middle of a run, against demand_paging_test and dirty_log_perf_test
+# (and a failing pthread_create against eventfd_perf_test's servers).
 # Each must end with exit 1 and its reason (a signal: killed by it), within
 # a second of the signal, with no thread or child left.  Prints TAP; exits
 # 1 if a case failed.
@@ -96,6 +97,9 @@ cases() {
 		demand_paging_test -H -b 4M -v 4
 	fault pthread_create:2 "pthread_create: .*the 1 threads started were stopped and joined" \
 		dirty_log_perf_test -b 4M -v 2
+	# The eventfd server threads start before the vCPU threads.
+	fault pthread_create:2 "pthread_create(eventfd server 1): .*the 1 threads started were stopped and joined" \
+		eventfd_perf_test -v 2 -e 100
 	fault uffd_reader "injected fault (KVM_SELFTEST_FAIL=uffd_reader)" \
 		demand_paging_test -u MISSING -b 4M -v 2 -r 2
 	fault uffd_reader "injected fault (KVM_SELFTEST_FAIL=uffd_reader)" \

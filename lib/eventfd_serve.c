@@ -8,6 +8,7 @@
 #include <sys/eventfd.h>
 
 #include "eventfd_serve.h"
+#include "fault_inject.h"
 #include "test_util.h"
 
 /* Added to a doorbell to stop its read-mode server: above any real count. */
@@ -237,19 +238,8 @@ struct efd_server *efd_server_create(enum efd_wait wait, int nr_pairs, int pool_
 	return s;
 }
 
-void efd_server_start(struct efd_server *s)
-{
-	int i;
-
-	for (i = 0; i < s->nr_threads; i++)
-		TEST_ASSERT(!pthread_create(&s->threads[i].thread, NULL, server_thread,
-					    &s->threads[i]),
-			    "pthread_create(eventfd server %d)", i);
-	while (__atomic_load_n(&s->nr_ready, __ATOMIC_ACQUIRE) < s->nr_threads)
-		usleep(100);
-}
-
-void efd_server_stop(struct efd_server *s)
+/* Stops and joins server threads 0..@nr-1. */
+static void server_stop(struct efd_server *s, int nr)
 {
 	uint64_t v = EFD_STOP;
 	int i;
@@ -262,12 +252,37 @@ void efd_server_stop(struct efd_server *s)
 		v = 1;
 		TEST_ASSERT(write(s->exit_fd, &v, sizeof(v)) == sizeof(v), "write(exit eventfd)");
 	}
-	for (i = 0; i < s->nr_threads; i++)
+	for (i = 0; i < nr; i++)
 		TEST_ASSERT(!pthread_join(s->threads[i].thread, NULL),
 			    "pthread_join(eventfd server %d)", i);
-	for (i = 0; i < s->nr_threads; i++)
+	for (i = 0; i < nr; i++)
 		TEST_ASSERT(!s->threads[i].failed, "eventfd server thread %d (%s): %s", i,
 			    efd_wait_name(s->wait), s->threads[i].err);
+}
+
+void efd_server_start(struct efd_server *s)
+{
+	int i, err = 0;
+
+	for (i = 0; i < s->nr_threads; i++) {
+		err = test_thread_create(&s->threads[i].thread, NULL, server_thread,
+					 &s->threads[i]);
+		if (err)
+			break;
+	}
+	if (err) {
+		/* Threads 0..i-1 started: they stop, and the test fails. */
+		server_stop(s, i);
+		TEST_FAIL("pthread_create(eventfd server %d): %s (the %d threads started were stopped and joined)",
+			  i, strerror(err), i);
+	}
+	while (__atomic_load_n(&s->nr_ready, __ATOMIC_ACQUIRE) < s->nr_threads)
+		usleep(100);
+}
+
+void efd_server_stop(struct efd_server *s)
+{
+	server_stop(s, s->nr_threads);
 }
 
 uint64_t efd_server_wakes(const struct efd_server *s, bool empty)
