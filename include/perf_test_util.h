@@ -102,6 +102,8 @@ void perf_test_options_help(FILE *out, const struct perf_test_options *defaults)
  */
 void perf_test_options_check(struct perf_test_options *o, bool host_only);
 uint64_t perf_test_mem_size(const struct perf_test_options *o);
+/* -p must be a multiple of @align (a page size): else a usage error. */
+void perf_test_check_phys_align(const struct perf_test_options *o, uint64_t align);
 /* Parse "0,2,4-6" into @cpus (at most @max); garbage is a usage error. */
 int parse_cpu_list(const char *list, int *cpus, int max);
 /* Its core: the count, or -EINVAL / -E2BIG with @why set; never exits. */

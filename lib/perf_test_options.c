@@ -197,6 +197,14 @@ static void check_ram(const struct perf_test_options *o)
 				 (unsigned long)perf_test_mem_size(o), (unsigned long)ram);
 }
 
+void perf_test_check_phys_align(const struct perf_test_options *o, uint64_t align)
+{
+	if (align && o->phys_offset % align)
+		test_usage_error("Guest-physical offset 0x%lx (-p) is not aligned to 0x%lx (%s pages)",
+				 (unsigned long)o->phys_offset, (unsigned long)align,
+				 vm_mem_backing_src_alias(o->backing)->name);
+}
+
 static void check_sizes(const struct perf_test_options *o, uint64_t pagesz)
 {
 	uint64_t total = perf_test_mem_size(o);
@@ -209,6 +217,8 @@ static void check_sizes(const struct perf_test_options *o, uint64_t pagesz)
 	if (pagesz && total % (pagesz * o->nr_slots))
 		test_usage_error("Test memory 0x%lx does not split into %d memslots of whole %s pages",
 				 (unsigned long)total, o->nr_slots, name);
+	/* Before any skip: the guest page size is checked with the VM. */
+	perf_test_check_phys_align(o, pagesz);
 }
 
 /* Every enabled guest mode's page size must divide the sizes too. */

@@ -159,10 +159,7 @@ static uint64_t test_mem_gpa(struct kvm_vm *vm, uint64_t size, const struct perf
 
 	if (!gpa)
 		return test_mem_top_gpa(vm, size, o->backing);
-	if (gpa % align)
-		test_usage_error("Guest-physical offset 0x%lx (-p) is not aligned to 0x%lx (%s pages)",
-				 (unsigned long)gpa, (unsigned long)align,
-				 vm_mem_backing_src_alias(o->backing)->name);
+	perf_test_check_phys_align(o, align);
 	if (gpa > top || size > top - gpa)
 		test_usage_error("Test memory 0x%lx bytes at GPA 0x%lx (-p) ends beyond the guest's 0x%lx (%u PA bits)",
 				 (unsigned long)size, (unsigned long)gpa, (unsigned long)top,
