@@ -167,6 +167,9 @@ void kvm_stats_snapshot_vm(struct kvm_vm *vm, struct kvm_stats_snapshot *vm_stat
 int kvm_stats_snapshot_diff(const struct kvm_stats_snapshot *before,
 			    const struct kvm_stats_snapshot *after,
 			    struct kvm_stat_delta *deltas, int max);
+/* @name's value in @s; false if @s has no such stat. */
+bool kvm_stats_snapshot_find(const struct kvm_stats_snapshot *s, const char *name,
+			     uint64_t *value);
 void kvm_stats_snapshot_free(struct kvm_stats_snapshot *s);
 
 /* Memslots (memslot.c). */

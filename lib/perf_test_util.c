@@ -271,27 +271,24 @@ static void print_kvm_stats(struct kvm_vm *vm)
 		"mmu_recycled", "mmu_cache_miss", "mmu_unsync", "pages_4k", "pages_2m",
 		"pages_1g", "remote_tlb_flush",
 	};
-	struct perf_test_args *pta = &perf_test_args;
-	uint64_t v, sum;
-	unsigned int i, j;
-	bool found;
+	struct kvm_stats_snapshot vm_snap = { 0 }, vcpu_snap = { 0 };
+	unsigned int i;
+	uint64_t v;
 
 	if (!kvm_has_cap(KVM_CAP_BINARY_STATS_FD))
 		return;
+	/* One read of each stats fd; the vCPUs' values come summed. */
+	kvm_stats_snapshot_vm(vm, &vm_snap, &vcpu_snap);
 	printf("RESULT_STATS");
-	for (i = 0; i < ARRAY_SIZE(vcpu_stats); i++) {
-		for (j = 0, sum = 0, found = false; j < pta->nr_vcpus; j++)
-			if (kvm_read_stat(pta->vcpu_args[j].vcpu->fd, vcpu_stats[i], &v)) {
-				sum += v;
-				found = true;
-			}
-		if (found)
-			printf(" %s=%lu", vcpu_stats[i], (unsigned long)sum);
-	}
+	for (i = 0; i < ARRAY_SIZE(vcpu_stats); i++)
+		if (kvm_stats_snapshot_find(&vcpu_snap, vcpu_stats[i], &v))
+			printf(" %s=%lu", vcpu_stats[i], (unsigned long)v);
 	for (i = 0; i < ARRAY_SIZE(vm_stats); i++)
-		if (kvm_read_stat(vm->fd, vm_stats[i], &v))
+		if (kvm_stats_snapshot_find(&vm_snap, vm_stats[i], &v))
 			printf(" %s=%lu", vm_stats[i], (unsigned long)v);
 	printf("\n");
+	kvm_stats_snapshot_free(&vm_snap);
+	kvm_stats_snapshot_free(&vcpu_snap);
 }
 
 void perf_test_destroy_vm(struct kvm_vm *vm)

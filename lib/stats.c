@@ -112,18 +112,27 @@ void kvm_stats_snapshot_free(struct kvm_stats_snapshot *s)
 	s->nr = 0;
 }
 
+bool kvm_stats_snapshot_find(const struct kvm_stats_snapshot *s, const char *name,
+			     uint64_t *value)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		if (!strcmp(s->stats[i].name, name)) {
+			*value = s->stats[i].value;
+			return true;
+		}
+	}
+	return false;
+}
+
 bool kvm_read_stat(int fd, const char *name, uint64_t *value)
 {
 	struct kvm_stats_snapshot s = { 0 };
-	bool found = false;
-	uint32_t i;
+	bool found;
 
 	kvm_stats_snapshot_add(&s, fd);
-	for (i = 0; i < s.nr && !found; i++) {
-		found = !strcmp(s.stats[i].name, name);
-		if (found)
-			*value = s.stats[i].value;
-	}
+	found = kvm_stats_snapshot_find(&s, name, value);
 	kvm_stats_snapshot_free(&s);
 	return found;
 }
