@@ -62,11 +62,7 @@ field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
 # stats HOST WAKE READERS FIELD: "median min max" of FIELD over the runs.
 stats() {
 	grep "^RESULT .*host_only=$1 " "$raw" | grep " readers=$3 wake=$2 " |
-		field "$4" | sort -g |
-		awk '{ v[NR] = $1 } END {
-			if (!NR) { print "0 0 0"; exit }
-			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			print m, v[1], v[NR] }'
+		field "$4" | bench_spread
 }
 
 cell() {	# "median [min-max]" of the rate

@@ -89,10 +89,7 @@ stats() {
 			[[ " $line " == *" $m "* ]] || ok=0
 		done
 		((ok)) && sed -n "s/.* $field=\([^ ]*\).*/\1/p" <<<"$line"
-	done | sort -g | awk '{ v[NR] = $1 } END {
-		if (!NR) { print "0 0 0"; exit }
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		print m, v[1], v[NR] }'
+	done | bench_spread
 }
 
 # cell DIV FIELD MATCH...: "median [min-max]" of FIELD / DIV.

@@ -95,11 +95,7 @@ runs() { grep "^RESULT .* host_only=$1 pairs=$3 wait=$2 " "$raw" || true; }
 
 # stats HOST WAIT PAIRS FIELD: "median min max" of FIELD over the runs.
 stats() {
-	runs "$1" "$2" "$3" | field "$4" | sort -g |
-		awk '{ v[NR] = $1 } END {
-			if (!NR) { print "0 0 0"; exit }
-			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			print m, v[1], v[NR] }'
+	runs "$1" "$2" "$3" | field "$4" | bench_spread
 }
 
 # per_rt PAIRS STAT [DIV]: median over the KVM read runs of STAT per round
@@ -110,9 +106,8 @@ per_rt() {
 			if (index($i, k "=") == 1) s = substr($i, length(k) + 2)
 			if (index($i, "events=") == 1) e = substr($i, 8)
 		}
-		if (e) printf "%f\n", s / e / d }' | sort -g |
-		awk '{ v[NR] = $1 } END { if (!NR) { print 0; exit }
-			print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+		if (e) printf "%f\n", s / e / d }' |
+		bench_spread | cut -d' ' -f1
 }
 
 cell() {

@@ -30,6 +30,15 @@ bench_parse_args() {
 	[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "bad --runs" >&2; exit 2; }
 }
 
+# bench_spread: numbers on stdin, one a line: "median min max" of them
+# ("0 0 0" if there are none).
+bench_spread() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (!NR) { print "0 0 0"; exit }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		print m, v[1], v[NR] }'
+}
+
 # bench_guest_watch TEST TIMEOUT [OUT]: guest shell lines that run ./TEST
 # "$@" to OUT (default /tmp/out) and, if it still runs after TIMEOUT
 # seconds, print its threads' kernel stacks as HANG lines and kill it.

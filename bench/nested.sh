@@ -70,11 +70,7 @@ grep -q '^RUN .* -n .*RESULT ' "$raw" ||
 # stats NAME MODE FIELD: "median min max" of FIELD (the last one on the
 # line: RESULT_STATS comes after RESULT) over the runs.
 stats() {
-	grep "^RUN $1 $2 .*RESULT " "$raw" | sed -n "s/.* $3=\([^ ]*\).*/\1/p" | sort -g |
-		awk '{ v[NR] = $1 } END {
-			if (!NR) { print "0 0 0"; exit }
-			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			print m, v[1], v[NR] }'
+	grep "^RUN $1 $2 .*RESULT " "$raw" | sed -n "s/.* $3=\([^ ]*\).*/\1/p" | bench_spread
 }
 
 # row LABEL NAME FIELD SCALE: both modes' cells, scaled, and the ratio.

@@ -67,10 +67,7 @@ done
 # col WHO ROW N: "median min max" of column N over the runs.
 col() {
 	awk -v w="$1" -v r="$2" -v n="$3" '$1 == w && $2 == r && NF == 5 { print $n }' "$raw" |
-		sort -g | awk '{ v[NR] = $1 } END {
-			if (!NR) { print "0 0 0"; exit }
-			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			print m, v[1], v[NR] }'
+		bench_spread
 }
 
 what="Total guest execution time"
