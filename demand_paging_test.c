@@ -181,7 +181,7 @@ static void run_pass(const struct dp_params *p, struct uffd_set *s, struct dp_re
 	if (done)
 		perf_report_stats_end(perf_test_args.vm);
 	if (!done) {
-		/* Closing the uffds lets threads blocked in faults finish. */
+		/* Stopping the uffds lets threads blocked in faults finish. */
 		for (i = 0; i < s->n; i++)
 			uffd_stop_readers(s->uffds[i]);
 	}

@@ -116,9 +116,9 @@ struct uffd_desc *uffd_create(enum uffd_mode mode, enum uffd_wake wake,
 /* Start the readers; returns once every one of them is running. */
 void uffd_start_readers(struct uffd_desc *uffd);
 /*
- * Stop and join every reader and close the uffd: faults still waiting
- * then resolve as if the range was never registered, so threads blocked
- * in them can be joined too.  Then uffd_check() fails the test if a
+ * Stop and join every reader, unregister the range, wake the faults
+ * still waiting and close the uffd: those faults then resolve as if the
+ * range was never registered, so threads blocked in them can be joined.  Then uffd_check() fails the test if a
  * reader failed; uffd_stop_demand_paging() does both.
  */
 void uffd_stop_readers(struct uffd_desc *uffd);

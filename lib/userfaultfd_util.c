@@ -386,6 +386,23 @@ struct uffd_desc *uffd_setup_demand_paging(enum uffd_mode mode, enum uffd_wake w
 	return u;
 }
 
+/*
+ * Unregister the range and wake every fault waiting on it, so that threads
+ * blocked in those faults go on as if the range was never registered.
+ * Closing the uffd would wake them too, but a close while a vCPU faults on
+ * the range through get_user_pages() was seen to hang for good in
+ * userfaultfd_release() on 6.1 (it waits for mmap_lock for writing).
+ */
+static void uffd_release_faults(struct uffd_desc *u)
+{
+	struct uffdio_range range = { .start = (uintptr_t)u->base, .len = u->len };
+
+	TEST_ASSERT(!ioctl(u->uffd, UFFDIO_UNREGISTER, &range),
+		    "UFFDIO_UNREGISTER of [%p, +0x%lx)", u->base, (unsigned long)u->len);
+	TEST_ASSERT(!ioctl(u->uffd, UFFDIO_WAKE, &range),
+		    "UFFDIO_WAKE of [%p, +0x%lx)", u->base, (unsigned long)u->len);
+}
+
 void uffd_stop_readers(struct uffd_desc *u)
 {
 	char c = 'x';
@@ -403,6 +420,7 @@ void uffd_stop_readers(struct uffd_desc *u)
 	}
 	close(u->pipe_fds[0]);
 	close(u->pipe_fds[1]);
+	uffd_release_faults(u);
 	close(u->uffd);
 	u->uffd = -1;
 }
