@@ -358,10 +358,12 @@ static void print_result(const struct dl_params *p, enum vm_guest_mode mode,
 	perf_report_run_end("dirty_log");
 }
 
-static void describe(const struct dl_params *p)
+static void describe(const struct dl_params *p, const struct kvm_vm *vm)
 {
 	if (p->ring_entries)
-		ksft_print_msg("Dirty log: per-vCPU rings of %u entries\n", p->ring_entries);
+		ksft_print_msg("Dirty log: per-vCPU rings of %u entries%s\n", p->ring_entries,
+			       vm->dirty_ring_with_bitmap ?
+			       ", backed by bitmaps (KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP)" : "");
 	else
 		ksft_print_msg("Dirty log: bitmap, manual protect %s\n",
 			       !dirty.manual ? "off" :
@@ -383,7 +385,7 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	perf_test_set_write_percent(p->write_percent);
 	perf_test_set_random_access(p->random_access, p->seed);
 	perf_test_dirty_init(&dirty, vm, p->o.dirty_ring_bytes, p->manual);
-	describe(p);
+	describe(p, vm);
 
 	perf_report_stats_begin(vm);
 	start = timespec_now();

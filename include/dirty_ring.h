@@ -7,12 +7,19 @@
  * makes KVM write-protect those pages again and reuse the entries.
  *
  * The ring must be enabled (a power-of-two size in bytes) before the VM
- * has any vCPU.  It replaces the dirty bitmap: KVM_GET_DIRTY_LOG fails.
+ * has any vCPU.  It replaces the dirty bitmap: KVM_GET_DIRTY_LOG fails,
+ * but where KVM has KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP (arm64),
+ * vm_enable_dirty_ring() also turns that on, which must be done before
+ * the VM has any memslot: see vm_create_empty().
  */
 #ifndef SELFTEST_KVM_DIRTY_RING_H
 #define SELFTEST_KVM_DIRTY_RING_H
 
 #include "kvm_util.h"
+
+#ifndef KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP
+#define KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP 225
+#endif
 
 struct dirty_ring {
 	struct kvm_dirty_gfn *gfns;

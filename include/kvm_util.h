@@ -72,6 +72,7 @@ struct kvm_vm {
 	unsigned int nr_vranges;
 	uint64_t ucall_pool;	/* GVA of the ucall pool */
 	bool memory_region2;	/* memslots through KVM_SET_USER_MEMORY_REGION2 */
+	bool dirty_ring_with_bitmap;	/* KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP on */
 	struct kvm_vm_arch arch;
 };
 
@@ -111,6 +112,13 @@ struct kvm_vm *vm_create_barebones(void);
 /* A VM in @mode with slot 0 big enough for @nr_vcpus and @extra_pages. */
 struct kvm_vm *__vm_create(enum vm_guest_mode mode, uint32_t nr_vcpus,
 			   uint64_t extra_pages);
+/*
+ * The two halves of __vm_create(), for what must come before any memslot
+ * (a dirty ring backed by bitmaps): the VM with no memslot, then slot 0,
+ * the binary, page tables and ucalls.
+ */
+struct kvm_vm *vm_create_empty(enum vm_guest_mode mode);
+void vm_create_populate(struct kvm_vm *vm, uint32_t nr_vcpus, uint64_t extra_pages);
 struct kvm_vm *vm_create(uint32_t nr_vcpus);
 struct kvm_vm *__vm_create_with_vcpus(enum vm_guest_mode mode, uint32_t nr_vcpus,
 				      uint64_t extra_pages, void *guest_code,

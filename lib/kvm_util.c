@@ -88,10 +88,8 @@ static uint64_t vm_nr_pages_required(enum vm_guest_mode mode, uint32_t nr_vcpus,
 	return pages;
 }
 
-struct kvm_vm *__vm_create(enum vm_guest_mode mode, uint32_t nr_vcpus,
-			   uint64_t extra_pages)
+struct kvm_vm *vm_create_empty(enum vm_guest_mode mode)
 {
-	uint64_t nr_pages = vm_nr_pages_required(mode, nr_vcpus, extra_pages);
 	struct kvm_vm *vm;
 
 	TEST_ASSERT(guest_mode_arch_supported(mode),
@@ -100,12 +98,26 @@ struct kvm_vm *__vm_create(enum vm_guest_mode mode, uint32_t nr_vcpus,
 	vm = vm_alloc(mode);
 	vm->type = vm_arch_vm_type(vm);
 	vm_open(vm);
+	return vm;
+}
+
+void vm_create_populate(struct kvm_vm *vm, uint32_t nr_vcpus, uint64_t extra_pages)
+{
+	uint64_t nr_pages = vm_nr_pages_required(vm->mode, nr_vcpus, extra_pages);
 
 	vm_userspace_mem_region_add(vm, VM_MEM_SRC_ANONYMOUS, 0, 0, nr_pages, 0);
 	virt_pgd_alloc(vm);
 	kvm_vm_elf_load(vm, "/proc/self/exe");
 	ucall_init(vm);
 	vm_arch_setup(vm);
+}
+
+struct kvm_vm *__vm_create(enum vm_guest_mode mode, uint32_t nr_vcpus,
+			   uint64_t extra_pages)
+{
+	struct kvm_vm *vm = vm_create_empty(mode);
+
+	vm_create_populate(vm, nr_vcpus, extra_pages);
 	return vm;
 }
 

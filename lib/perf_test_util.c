@@ -221,7 +221,11 @@ struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
 	extra = page_table_pages(pages, page_size, o->nr_slots);
 	if (o->nested)
 		extra += nested_arch_extra_pages(o->nr_vcpus, pta->size);
-	vm = __vm_create(mode, o->nr_vcpus, extra);
+	vm = vm_create_empty(mode);
+	/* Before any vCPU, and any memslot for the bitmap that may back it. */
+	if (o->dirty_ring_bytes)
+		vm_enable_dirty_ring(vm, o->dirty_ring_bytes);
+	vm_create_populate(vm, o->nr_vcpus, extra);
 	pta->vm = vm;
 	pta->gva = PERF_TEST_GVA;
 	pta->gpa = test_mem_gpa(vm, pta->size, o);
@@ -230,9 +234,6 @@ struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
 	if (o->nested)
 		nested_arch_vm_setup(vm);
 
-	/* A dirty ring can only be enabled while the VM has no vCPU. */
-	if (o->dirty_ring_bytes)
-		vm_enable_dirty_ring(vm, o->dirty_ring_bytes);
 	for (i = 0; i < o->nr_vcpus; i++) {
 		vcpu = vm_vcpu_add(vm, i, perf_test_guest_code);
 		if (o->nested)
