@@ -74,10 +74,10 @@ cases() {
 	run "Unknown wake mode" -w foo
 	run "Unexpected argument" extra
 	run "runs no vCPUs" -n -H
-	run "overlaps the test binary" -p 0x1000
+	run "overlaps the test binary" -p 0x10000
 	run "is not aligned" -p 0x40000001
 	run "is not aligned" -p 0x40001000 -s anonymous_hugetlb -b 2M
-	run "ends beyond the guest" -p 0x7ffffffffffff000
+	run "ends beyond the guest" -p 0x7fffffffffff0000
 	run "Invalid guest-physical offset" -p x
 	run "Invalid NUMA node" -N -1
 }
