@@ -3,6 +3,15 @@
 # Sourced by vm/run; uses its globals (ARCH, ACCEL, SMP, MEM_MIB, NUMA,
 # KERNEL, WORK, VERBOSE) and info().
 
+# One TCG thread (VMRUN_TCG_THREAD=multi for more): with multi-threaded
+# TCG, nested SVM guests froze after dozens of test runs in a boot (soft
+# lockup on every vCPU at once), single-threaded ran 540 runs clean and
+# no slower on 2 host cores; arm64 guests running KVM guests froze whole
+# too (demand_paging_cases.sh, twice, on 6.12), so both arches take one.
+tcg_accel() {
+	echo "tcg,thread=${VMRUN_TCG_THREAD:-single}"
+}
+
 # Fill QEMU_CMD for the chosen arch/accel/resources.
 qemu_command() {
 	local console append i first last per cpus
@@ -12,11 +21,7 @@ qemu_command() {
 		if [[ $ACCEL == kvm ]]; then
 			QEMU_CMD+=(-accel kvm -cpu host)
 		else
-			# One TCG thread: with multi-threaded TCG, nested SVM
-			# guests froze after dozens of test runs in a boot (soft
-			# lockup on every vCPU at once); single-threaded ran 540
-			# runs clean, and no slower on 2 host cores.
-			QEMU_CMD+=(-accel "tcg,thread=${VMRUN_TCG_THREAD:-single}" -cpu "EPYC,+svm")
+			QEMU_CMD+=(-accel "$(tcg_accel)" -cpu "EPYC,+svm")
 		fi
 	else
 		console=ttyAMA0
@@ -24,7 +29,7 @@ qemu_command() {
 		if [[ $ACCEL == kvm ]]; then
 			QEMU_CMD+=(-accel kvm -cpu host)
 		else
-			QEMU_CMD+=(-accel tcg -cpu "max,pauth-impdef=on")
+			QEMU_CMD+=(-accel "$(tcg_accel)" -cpu "max,pauth-impdef=on")
 		fi
 	fi
 	QEMU_CMD+=(-smp "$SMP" -m "${MEM_MIB}M" -nodefaults -no-user-config -no-reboot
