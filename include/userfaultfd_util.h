@@ -118,8 +118,9 @@ void uffd_start_readers(struct uffd_desc *uffd);
 /*
  * Stop and join every reader, unregister the range, wake the faults
  * still waiting and close the uffd: those faults then resolve as if the
- * range was never registered, so threads blocked in them can be joined.  Then uffd_check() fails the test if a
- * reader failed; uffd_stop_demand_paging() does both.
+ * range was never registered, so threads blocked in them can be joined.
+ * Then uffd_check() fails the test if a reader failed;
+ * uffd_stop_demand_paging() does both.
  */
 void uffd_stop_readers(struct uffd_desc *uffd);
 void uffd_check(const struct uffd_desc *uffd);
