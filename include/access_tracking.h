@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * access_tracking: which pages of test memory the host's page aging found
+ * young (accessed since the previous aging) or idle, through KVM's
+ * clear_young/test_young MMU notifiers.
+ *
+ * Two mechanisms sit behind one table of operations: MGLRU aging through
+ * debugfs lru_gen, in the test's own memory cgroup (access_mglru.c), and
+ * page_idle's bitmap (access_page_idle.c).  What they share lives in
+ * access_tracking.c: choosing one, the sysfs, mount and cgroup changes
+ * each makes (undone at exit, in reverse order), and the check of a
+ * count against its bound (fail, or warn where the host cannot be exact).
+ *
+ *	t = access_tracker_get(name);		// NULL name: the first usable
+ *	access_tracker_setup(t);		// before the VM exists
+ *	... guest touches test memory ...
+ *	access_tracker_age(t, &c);		// then c.young / c.idle
+ *	access_tracker_teardown(t);
+ */
+#ifndef SELFTEST_KVM_ACCESS_TRACKING_H
+#define SELFTEST_KVM_ACCESS_TRACKING_H
+
+#include "test_util.h"
+
+/* Pages of test memory found young (accessed) or idle by one aging. */
+struct access_counts {
+	uint64_t young;
+	uint64_t idle;
+	uint64_t total;		/* test pages, in host pages */
+};
+
+/*
+ * Test memory as the host sees it: @bytes at @hva, of which the guest
+ * touches one host page every @stride bytes (a guest page larger than the
+ * host's is touched in its first host page only).
+ */
+struct access_range {
+	void *hva;
+	uint64_t bytes;
+	uint64_t stride;
+};
+
+struct access_ops {
+	const char *name;
+	/* Why this host cannot use the mechanism (false: it can). */
+	bool (*unavailable)(char *why, size_t len);
+	/* Before any test memory exists: e.g. join a memory cgroup. */
+	void (*setup)(void);
+	/*
+	 * Start a new aging period and count what the one ending found:
+	 * pages accessed since the previous call are young, the rest idle.
+	 */
+	void (*age)(const struct access_range *r, struct access_counts *c);
+	void (*teardown)(void);
+};
+
+extern const struct access_ops access_mglru_ops;
+extern const struct access_ops access_page_idle_ops;
+
+/*
+ * The mechanism called @name ("mglru", "page_idle"), or with NULL the
+ * first this host can use; a usage error for an unknown name, a skip
+ * (with each mechanism's reason) when none can be used.
+ */
+const struct access_ops *access_tracker_get(const char *name);
+void access_tracker_help(FILE *out, const char *flag);
+void access_tracker_setup(const struct access_ops *t);
+void access_tracker_age(const struct access_ops *t, const struct access_range *r,
+			struct access_counts *c);
+void access_tracker_teardown(const struct access_ops *t);
+
+/*
+ * Why the host cannot make the counts exact (false: it can): run nested
+ * (the CPU says it is a guest: a TLB that aging does not flush may be
+ * unlimited) or with NUMA balancing (it unmaps guest memory, dropping
+ * Accessed bits).
+ */
+bool access_counts_inexact(char *why, size_t len);
+/*
+ * Check @got >= @min of @total for @what: with @warn_only a WARNING
+ * line, else a test failure.  True if the bound held.
+ */
+bool access_check_bound(const char *what, uint64_t got, uint64_t min, uint64_t total,
+			bool warn_only);
+
+/* Shared by the mechanisms: changes to the host, undone at teardown/exit. */
+/*
+ * Write @val to @path; at teardown write @undo back (NULL: the value it
+ * had).  False if the write fails.
+ */
+bool access_write_restore(const char *path, const char *val, const char *undo);
+/* Mount @fstype at @dir (created if missing), unmounted at teardown; false if it fails. */
+bool access_mount_restore(const char *fstype, const char *dir);
+/* rmdir @dir at teardown, after what was pushed later is undone. */
+void access_rmdir_at_restore(const char *dir);
+/* Undo every change, last first (also run at exit). */
+void access_restore_all(void);
+/* Read @path's first line into @buf (newline cut); false if unreadable. */
+bool access_read_line(const char *path, char *buf, size_t len);
+/* Write @val to @path; false with errno if it fails. */
+bool access_write_file(const char *path, const char *val);
+
+#endif /* SELFTEST_KVM_ACCESS_TRACKING_H */

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Access tracking with MGLRU (Documentation/admin-guide/mm/multigen_lru.rst).
+ *
+ * The test joins its own memory cgroup (cgroup v2, mounted if nothing
+ * is), so its guest memory is charged there; "+ memcg node max_seq 1 1"
+ * written to debugfs lru_gen ages that memcg: it walks the page tables,
+ * clearing and testing the Accessed bits (through KVM's clear_young
+ * where the kernel's walk notifies secondary MMUs), moves each page found
+ * young into generation max_seq and opens a new, empty max_seq + 1.  So
+ * after an aging, pages in the two youngest generations were accessed
+ * since the previous one; pages in older generations are idle.
+ *
+ * lru_gen/enabled is turned on (all features) where it is off, debugfs
+ * mounted where it is not; every change is undone at teardown.
+ */
+#include <sys/stat.h>
+
+#include "access_tracking.h"
+
+#define LRU_GEN_ENABLED		"/sys/kernel/mm/lru_gen/enabled"
+#define DEBUGFS_DIR		"/sys/kernel/debug"
+#define LRU_GEN_DEBUGFS		DEBUGFS_DIR "/lru_gen"
+#define MGLRU_FEATURES		0x3	/* the core, and page table walks */
+#define MAX_NODES		64
+#define MAX_GENS		8
+
+struct mglru_node {
+	int id;
+	int nr_gens;
+	unsigned long seq[MAX_GENS];
+	uint64_t pages[MAX_GENS];
+};
+
+static struct {
+	char root[256];		/* a cgroup v2 mount */
+	char memcg[256];	/* the test's memcg, relative to root */
+	unsigned long memcg_id;
+	int nr_nodes;
+	struct mglru_node nodes[MAX_NODES];
+} m;
+
+static bool mglru_unavailable(char *why, size_t len)
+{
+	char buf[64];
+
+	if (!access_read_line(LRU_GEN_ENABLED, buf, sizeof(buf))) {
+		snprintf(why, len, "no %s (CONFIG_LRU_GEN is not set)", LRU_GEN_ENABLED);
+		return true;
+	}
+	if (geteuid()) {
+		snprintf(why, len, "aging through %s needs root", LRU_GEN_DEBUGFS);
+		return true;
+	}
+	return false;
+}
+
+/* Any cgroup v2 mount from /proc/mounts into m.root. */
+static bool find_cgroup2(void)
+{
+	char dev[64], dir[256], type[64];
+	bool found = false;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	while (f && !found && fscanf(f, "%63s %255s %63s %*[^\n]", dev, dir, type) == 3)
+		if (!strcmp(type, "cgroup2")) {
+			snprintf(m.root, sizeof(m.root), "%s", dir);
+			found = true;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void enable_lru_gen(void)
+{
+	char buf[64];
+	long v;
+
+	TEST_ASSERT(access_read_line(LRU_GEN_ENABLED, buf, sizeof(buf)),
+		    "Reading %s failed", LRU_GEN_ENABLED);
+	v = strtol(buf, NULL, 16);
+	if ((v & MGLRU_FEATURES) == MGLRU_FEATURES)
+		return;
+	if (!access_write_restore(LRU_GEN_ENABLED, "y", NULL))
+		test_skip("mglru: enabling it (y > %s, was %s) failed: %s", LRU_GEN_ENABLED,
+			  buf, strerror(errno));
+	printf("mglru: enabled %s (was %s; restored at exit)\n", LRU_GEN_ENABLED, buf);
+}
+
+static void mount_debugfs(void)
+{
+	struct stat st;
+
+	if (!stat(LRU_GEN_DEBUGFS, &st))
+		return;
+	if (!access_mount_restore("debugfs", DEBUGFS_DIR))
+		test_skip("mglru: no %s, and mounting debugfs there failed: %s",
+			  LRU_GEN_DEBUGFS, strerror(errno));
+	if (stat(LRU_GEN_DEBUGFS, &st))
+		test_skip("mglru: no %s in debugfs", LRU_GEN_DEBUGFS);
+}
+
+static void mount_cgroup2(void)
+{
+	char dir[] = "/tmp/access_tracking_cg.XXXXXX";
+
+	if (find_cgroup2())
+		return;
+	TEST_ASSERT(mkdtemp(dir), "mkdtemp(%s)", dir);
+	access_rmdir_at_restore(dir);
+	if (!access_mount_restore("cgroup2", dir))
+		test_skip("mglru: no cgroup v2 mounted, and mounting it failed: %s",
+			  strerror(errno));
+	snprintf(m.root, sizeof(m.root), "%s", dir);
+}
+
+/* The memory controller on for the root's children. */
+static void enable_memory_controller(void)
+{
+	char path[300], buf[256];
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", m.root);
+	if (!access_read_line(path, buf, sizeof(buf)) || !strstr(buf, "memory"))
+		test_skip("mglru: no memory controller in cgroup v2 at %s (bound to cgroup v1?)",
+			  m.root);
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", m.root);
+	if (access_read_line(path, buf, sizeof(buf)) && strstr(buf, "memory"))
+		return;
+	if (!access_write_restore(path, "+memory", "-memory"))
+		test_skip("mglru: enabling the memory controller in %s failed: %s", path,
+			  strerror(errno));
+}
+
+/* Move this process into a memcg of its own; moved back at teardown. */
+static void join_memcg(void)
+{
+	char path[600], orig[300], pid[24];
+
+	TEST_ASSERT(access_read_line("/proc/self/cgroup", orig, sizeof(orig)) &&
+		    !strncmp(orig, "0::", 3),
+		    "This process is not in a cgroup v2 hierarchy: /proc/self/cgroup says '%s'",
+		    orig);
+	snprintf(m.memcg, sizeof(m.memcg), "/access_tracking_perf_test.%d", getpid());
+	snprintf(path, sizeof(path), "%s%s", m.root, m.memcg);
+	TEST_ASSERT(!mkdir(path, 0755), "mkdir(%s)", path);
+	access_rmdir_at_restore(path);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	/* Moving back: this process into the cgroup it came from. */
+	snprintf(path, sizeof(path), "%s%s/cgroup.procs", m.root,
+		 strcmp(orig + 3, "/") ? orig + 3 : "");
+	TEST_ASSERT(access_write_restore(path, pid, pid), "Writing %s failed", path);
+	snprintf(path, sizeof(path), "%s%s/cgroup.procs", m.root, m.memcg);
+	TEST_ASSERT(access_write_file(path, pid), "Joining memcg %s (writing %s) failed",
+		    m.memcg, path);
+}
+
+static void mglru_setup(void)
+{
+	enable_lru_gen();
+	mount_debugfs();
+	mount_cgroup2();
+	enable_memory_controller();
+	join_memcg();
+	printf("mglru: memcg %s (cgroup v2 at %s), aging through %s\n", m.memcg, m.root,
+	       LRU_GEN_DEBUGFS);
+}
+
+/* A "memcg ID PATH" line: is it ours? */
+static bool parse_memcg_line(const char *line)
+{
+	unsigned long id;
+	char path[256];
+
+	if (sscanf(line, "memcg %lu %255s", &id, path) != 2 || strcmp(path, m.memcg))
+		return false;
+	m.memcg_id = id;
+	return true;
+}
+
+static void parse_gen_line(const char *line)
+{
+	struct mglru_node *n = &m.nodes[m.nr_nodes - 1];
+	unsigned long seq, age, anon, file;
+
+	if (sscanf(line, "%lu %lu %lu %lu", &seq, &age, &anon, &file) != 4)
+		return;
+	TEST_ASSERT(n->nr_gens < MAX_GENS, "%s: more than %d generations", LRU_GEN_DEBUGFS,
+		    MAX_GENS);
+	n->seq[n->nr_gens] = seq;
+	n->pages[n->nr_gens++] = anon + file;
+}
+
+/* Our memcg's generations, per node, from debugfs lru_gen. */
+static void read_gens(void)
+{
+	bool ours = false;
+	char line[256];
+	FILE *f = fopen(LRU_GEN_DEBUGFS, "r");
+	int node;
+
+	TEST_ASSERT(f, "Opening %s failed", LRU_GEN_DEBUGFS);
+	m.nr_nodes = 0;
+	m.memcg_id = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "memcg", 5)) {
+			if (ours)
+				break;
+			ours = parse_memcg_line(line);
+		} else if (ours && sscanf(line, " node %d", &node) == 1) {
+			TEST_ASSERT(m.nr_nodes < MAX_NODES, "More than %d nodes", MAX_NODES);
+			m.nodes[m.nr_nodes++] = (struct mglru_node) { .id = node };
+		} else if (ours && m.nr_nodes) {
+			parse_gen_line(line);
+		}
+	}
+	fclose(f);
+	TEST_ASSERT(m.memcg_id, "%s lists no memcg %s", LRU_GEN_DEBUGFS, m.memcg);
+}
+
+static unsigned long max_seq(const struct mglru_node *n)
+{
+	unsigned long max = 0;
+	int i;
+
+	for (i = 0; i < n->nr_gens; i++)
+		max = n->seq[i] > max ? n->seq[i] : max;
+	return max;
+}
+
+static void age_node(const struct mglru_node *n)
+{
+	char cmd[96];
+
+	/* can_swap 1, force_scan 1: walk the page tables, anon pages too. */
+	snprintf(cmd, sizeof(cmd), "+ %lu %d %lu 1 1\n", m.memcg_id, n->id, max_seq(n));
+	TEST_ASSERT(access_write_file(LRU_GEN_DEBUGFS, cmd),
+		    "Aging '%.*s' through %s failed", (int)strlen(cmd) - 1, cmd,
+		    LRU_GEN_DEBUGFS);
+}
+
+static void mglru_age(const struct access_range *r, struct access_counts *c)
+{
+	const struct mglru_node *n;
+	int i, g;
+
+	read_gens();
+	for (i = 0; i < m.nr_nodes; i++)
+		age_node(&m.nodes[i]);
+	read_gens();
+	for (i = 0; i < m.nr_nodes; i++) {
+		n = &m.nodes[i];
+		for (g = 0; g < n->nr_gens; g++) {
+			if (n->seq[g] + 1 >= max_seq(n))
+				c->young += n->pages[g];
+			else
+				c->idle += n->pages[g];
+		}
+	}
+	/* The memcg also holds the test's own memory: count no more than test pages. */
+	c->young = c->young < c->total ? c->young : c->total;
+	c->idle = c->idle < c->total ? c->idle : c->total;
+}
+
+static void mglru_teardown(void)
+{
+}
+
+const struct access_ops access_mglru_ops = {
+	.name = "mglru",
+	.unavailable = mglru_unavailable,
+	.setup = mglru_setup,
+	.age = mglru_age,
+	.teardown = mglru_teardown,
+};
