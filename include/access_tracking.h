@@ -12,7 +12,7 @@
  * count against its bound (fail, or warn where the host cannot be exact).
  *
  *	t = access_tracker_get(name);		// NULL name: the first usable
- *	access_tracker_setup(t);		// before the VM exists
+ *	access_tracker_setup(t);		// VM made, test memory untouched
  *	... guest touches test memory ...
  *	access_tracker_age(t, &c);		// then c.young / c.idle
  *	access_tracker_teardown(t);
@@ -44,7 +44,10 @@ struct access_ops {
 	const char *name;
 	/* Why this host cannot use the mechanism (false: it can). */
 	bool (*unavailable)(char *why, size_t len);
-	/* Before any test memory exists: e.g. join a memory cgroup. */
+	/*
+	 * After the VM's own memory, before the guest touches test memory:
+	 * e.g. join a memory cgroup, which then holds test memory alone.
+	 */
 	void (*setup)(void);
 	/*
 	 * Start a new aging period and count what the one ending found:

@@ -257,7 +257,10 @@ static void mglru_age(const struct access_range *r, struct access_counts *c)
 				c->idle += n->pages[g];
 		}
 	}
-	/* The memcg also holds the test's own memory: count no more than test pages. */
+	/*
+	 * The memcg holds what the process allocated since joining it, too
+	 * (a few pages: thread stacks, vCPU stacks): no more than test pages.
+	 */
 	c->young = c->young < c->total ? c->young : c->total;
 	c->idle = c->idle < c->total ? c->idle : c->total;
 }
