@@ -245,6 +245,7 @@ static void run_demand(const struct pf_params *p, enum vm_guest_mode mode, struc
 	struct kvm_vm *vm = perf_test_create_vm(mode, &p->o);
 	char extra[64];
 
+	r->pages = perf_test_args.size / perf_test_args.page_size;
 	pre_fault_slot0(vm);
 	r->demand_ns = read_pass(p, &r->demand_faults, &r->have_pf_stat);
 	snprintf(extra, sizeof(extra), ", %lu faults", (unsigned long)r->demand_faults);
@@ -334,9 +335,7 @@ static void run_guest_mode(enum vm_guest_mode mode, void *arg)
 
 	perf_report_guest_mode(vm_guest_mode_string(mode));
 	run_demand(p, mode, &r);
-	r.pages = perf_test_args.size / perf_test_args.page_size;
 	run_prefault(p, mode, &r);
-	r.pages = perf_test_args.size / perf_test_args.page_size;
 	check_result(&r);
 	report(p, &r);
 }
