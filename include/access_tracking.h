@@ -98,8 +98,6 @@ bool access_mount_restore(const char *fstype, const char *dir);
 void access_rmdir_at_restore(const char *dir);
 /* Undo every change, last first (also run at exit). */
 void access_restore_all(void);
-/* Read @path's first line into @buf (newline cut); false if unreadable. */
-bool access_read_line(const char *path, char *buf, size_t len);
 /* Write @val to @path; false with errno if it fails. */
 bool access_write_file(const char *path, const char *val);
 

@@ -89,6 +89,8 @@ struct timespec timespec_now(void);
 
 /* Read one unsigned number from a sysfs/procfs file; 0 if absent or unreadable. */
 uint64_t read_sys_u64(const char *path);
+/* Its first line into @buf (newline cut); false if absent or unreadable. */
+bool read_sys_line(const char *path, char *buf, size_t len);
 
 /* Memory backing sources for guest memory: one table, in test_util.c. */
 enum vm_mem_backing_src_type {

@@ -44,7 +44,7 @@ static bool mglru_unavailable(char *why, size_t len)
 {
 	char buf[64];
 
-	if (!access_read_line(LRU_GEN_ENABLED, buf, sizeof(buf))) {
+	if (!read_sys_line(LRU_GEN_ENABLED, buf, sizeof(buf))) {
 		snprintf(why, len, "no %s (CONFIG_LRU_GEN is not set)", LRU_GEN_ENABLED);
 		return true;
 	}
@@ -77,7 +77,7 @@ static void enable_lru_gen(void)
 	char buf[64];
 	long v;
 
-	TEST_ASSERT(access_read_line(LRU_GEN_ENABLED, buf, sizeof(buf)),
+	TEST_ASSERT(read_sys_line(LRU_GEN_ENABLED, buf, sizeof(buf)),
 		    "Reading %s failed", LRU_GEN_ENABLED);
 	v = strtol(buf, NULL, 16);
 	if ((v & MGLRU_FEATURES) == MGLRU_FEATURES)
@@ -121,11 +121,11 @@ static void enable_memory_controller(void)
 	char path[300], buf[256];
 
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", m.root);
-	if (!access_read_line(path, buf, sizeof(buf)) || !strstr(buf, "memory"))
+	if (!read_sys_line(path, buf, sizeof(buf)) || !strstr(buf, "memory"))
 		test_skip("mglru: no memory controller in cgroup v2 at %s (bound to cgroup v1?)",
 			  m.root);
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", m.root);
-	if (access_read_line(path, buf, sizeof(buf)) && strstr(buf, "memory"))
+	if (read_sys_line(path, buf, sizeof(buf)) && strstr(buf, "memory"))
 		return;
 	if (!access_write_restore(path, "+memory", "-memory"))
 		test_skip("mglru: enabling the memory controller in %s failed: %s", path,
@@ -137,7 +137,7 @@ static void join_memcg(void)
 {
 	char path[600], orig[300], pid[24];
 
-	TEST_ASSERT(access_read_line("/proc/self/cgroup", orig, sizeof(orig)) &&
+	TEST_ASSERT(read_sys_line("/proc/self/cgroup", orig, sizeof(orig)) &&
 		    !strncmp(orig, "0::", 3),
 		    "This process is not in a cgroup v2 hierarchy: /proc/self/cgroup says '%s'",
 		    orig);

@@ -24,20 +24,6 @@ static struct restore {
 static int nr_restores;
 static bool restore_registered;
 
-bool access_read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(buf, len, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = '\0';
-	return ok;
-}
-
 bool access_write_file(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -74,7 +60,7 @@ bool access_write_restore(const char *path, const char *val, const char *undo)
 {
 	char old[64];
 
-	if (!undo && !access_read_line(path, old, sizeof(old)))
+	if (!undo && !read_sys_line(path, old, sizeof(old)))
 		return false;
 	if (!access_write_file(path, val))
 		return false;

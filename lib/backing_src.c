@@ -54,6 +54,20 @@ uint64_t read_sys_u64(const char *path)
 	return v;
 }
 
+bool read_sys_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
 static uint64_t meminfo_kb(const char *key)
 {
 	unsigned long long v = 0;

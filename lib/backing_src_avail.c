@@ -6,18 +6,6 @@
 #include "backing_src_avail.h"
 #include "test_util.h"
 
-static bool read_sys_str(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(buf, len, f) != NULL;
-	fclose(f);
-	return ok;
-}
-
 static const char *hugetlb_unavailable(size_t pagesz, uint64_t size, char *why,
 				       size_t len)
 {
@@ -26,7 +14,7 @@ static const char *hugetlb_unavailable(size_t pagesz, uint64_t size, char *why,
 
 	snprintf(path, sizeof(path),
 		 "/sys/kernel/mm/hugepages/hugepages-%zukB/free_hugepages", pagesz / KB);
-	if (!read_sys_str(path, buf, sizeof(buf))) {
+	if (!read_sys_line(path, buf, sizeof(buf))) {
 		snprintf(why, len, "%zu kB hugepages are not supported by this host",
 			 pagesz / KB);
 		return why;
@@ -51,7 +39,7 @@ const char *backing_src_unavailable(uint32_t type, uint64_t size, char *why,
 		return why;
 	}
 	if (type == VM_MEM_SRC_ANONYMOUS_THP &&
-	    read_sys_str("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)) &&
+	    read_sys_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)) &&
 	    strstr(buf, "[never]")) {
 		snprintf(why, len, "transparent hugepages are disabled");
 		return why;
