@@ -52,8 +52,7 @@ TEST_GEN_PROGS := $(sort $(patsubst %.c,%,$(wildcard *.c) \
 # Case tables over the perf tests: installed beside them, but not in the
 # kselftest list (they run for minutes under emulation); vm/suite runs
 # them, and so can anyone: ./demand_paging_cases.sh
-TEST_PROGS_EXTENDED := demand_paging_cases.sh dirty_log_cases.sh eventfd_cases.sh \
-		       fault_cases.sh access_tracking_cases.sh pre_fault_cases.sh
+TEST_PROGS_EXTENDED := $(sort $(wildcard *_cases.sh))
 # What those scripts source.
 TEST_FILES := cases_lib.sh
 
