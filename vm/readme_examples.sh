@@ -13,6 +13,7 @@
 # tail is shown).  A command that runs a test binary on this host
 # (build/...) is a skip where this host's /dev/kvm does not run the suite's
 # guests.  Untagged blocks (usage, your own kernel tree) are not run.
+# Exit status: 0 every example passed or skipped, 1 one failed, 2 usage.
 #
 # usage: vm/readme_examples.sh [--clone] [--list] [--logs DIR] [--timeout S] [FILE.md...]
 #   --clone      run in a fresh clone of this repo (its own builds included)
@@ -26,7 +27,7 @@ REPO=$(dirname "$VM_DIR")
 # shellcheck source=vm/host-kvm.sh
 . "$VM_DIR/host-kvm.sh"
 
-usage() { sed -n '17,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '18,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 die_usage() { echo "vm/readme_examples.sh: $*" >&2; usage >&2; exit 2; }
 
 CLONE='' LIST='' LOGS=$REPO/build/logs/examples TMO=900 FILES=()
@@ -79,7 +80,7 @@ if [[ -n $CLONE ]]; then
 	echo "# in a fresh clone: $TOP" >&2
 fi
 mkdir -p "$LOGS"
-HOST_OK=''
+HOST_OK='' FAILED=0
 echo "TAP version 13"
 echo "1..${#ALL[@]}"
 n=0
@@ -107,10 +108,12 @@ for ex in "${ALL[@]}"; do
 	(cd "$TOP" && timeout -k 10 "$TMO" bash -c "$cmd") </dev/null >"$log" 2>&1 || rc=$?
 	case $rc in
 	0) echo "ok $n $name # $((SECONDS - start)) s" ;;
-	4) echo "ok $n $name # SKIP exit 4: $(grep -m1 -i skip "$log" | cut -c1-100)" ;;
+	4) echo "ok $n $name # SKIP exit 4 $(grep -m1 -i skip "$log" | cut -c1-100)" ;;
 	*)
 		tail -20 "$log" | sed 's/^/# /'
 		echo "not ok $n $name # exit $rc after $((SECONDS - start)) s (log: $log)"
+		FAILED=$((FAILED + 1))
 		;;
 	esac
 done
+((FAILED == 0))
