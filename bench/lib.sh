@@ -118,10 +118,8 @@ bench_arch_dir() { [[ $1 == arm64 ]] && echo aarch64 || echo x86_64; }
 
 # bench_build SRC ARCH OUT: a static kselftest install of the suite in SRC
 # for ARCH under OUT (OUT/kselftest_install); the log on failure.
-bench_build() {
-	make -s -C "$1" ARCH="$2" STATIC=1 O="$3" -j"$(nproc)" kselftest_install \
-		>"$3.build.log" 2>&1 || { tail -30 "$3.build.log" >&2; return 1; }
-}
+# (build_suite: vm/build-deps.sh, which every caller sources)
+bench_build() { build_suite "$1" "$2" "$3" "$3.build.log"; }
 
 # bench_run_fn TEST TIMEOUT: shell (POSIX sh, for the guest too) defining
 # bench_run SIDE IDX WARM DIR ARGS...: runs ./TEST ARGS --json in DIR

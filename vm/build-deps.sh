@@ -25,6 +25,15 @@ ensure_build_deps() {
 	install_packages "${missing[@]}"
 }
 
+# build_suite SRC ARCH OUT LOG: a static build of the suite in SRC for ARCH
+# (x86_64, arm64) under OUT, with its kselftest install tree in
+# OUT/kselftest_install (what vm/run copies into the VM); make's output in
+# LOG, its last lines on stderr if it fails.
+build_suite() {
+	make -s -C "$1" ARCH="$2" STATIC=1 O="$3" -j"$(nproc)" kselftest_install \
+		>"$4" 2>&1 || { tail -30 "$4" >&2; return 1; }
+}
+
 # packages_missing PKG...: those of PKG not installed.
 packages_missing() {
 	local pkg
