@@ -60,6 +60,7 @@ struct perf_test_args {
 	int nr_slots;
 	bool partition;
 	bool nested;
+	uint64_t slots_ns;	/* adding the test memslots took */
 };
 
 extern struct perf_test_args perf_test_args;
@@ -79,6 +80,7 @@ struct perf_test_options {
 	int numa_node;			/* -N, -1: none */
 	int nr_slots;			/* -x (tests that offer it) */
 	uint32_t dirty_ring_bytes;	/* set by the test: a dirty ring (bytes) per vCPU */
+	void *guest_code;		/* set by the test: its own guest code(vcpu_idx), NULL: the walker */
 	const char *json_path;		/* --json */
 	/* Filled in by perf_test_options_check(). */
 	bool pin;
