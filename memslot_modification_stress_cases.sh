@@ -20,18 +20,18 @@ SUMMARY='^Memslot delete:'
 
 cases() {
 	M=$(case_first_mode)
-	run ok -b 1M -i 20
+	run ok -b 1M -i 10
 	for v in 1 2 3 4; do
-		run ok -m "$M" -b 1M -v $v -i 200
+		run ok -m "$M" -b 1M -v $v -i 30
 	done
-	run ok -m "$M" -b 1M -v 3 -o -i 100
-	run ok -m "$M" -b 1M -v 2 -i 20 -d 2000
-	run ok -m "$M" -b 1M -v 2 -i 100 -q
-	run ok -m "$M" -b 1M -v 2 -i 50 -c 0,0,0
-	run ok -m "$M" -b 2M -v 2 -i 50 -L
-	run ok -m "$M" -b 1M -v 2 -i 50 -p 0x40000000
-	run ok -m "$M" -b 1M -v 4 -i 50 -B
-	run ok -m "$M" -b 1M -i 20 --json "${TMPDIR:-/tmp}/memslot_stress_cases.json"
+	run ok -m "$M" -b 1M -v 3 -o -i 20
+	run ok -m "$M" -b 1M -v 2 -i 10 -d 2000
+	run ok -m "$M" -b 1M -v 2 -i 20 -q
+	run ok -m "$M" -b 1M -v 2 -i 10 -c 0,0,0
+	run ok -m "$M" -b 2M -v 2 -i 10 -L
+	run ok -m "$M" -b 1M -v 2 -i 10 -p 0x40000000
+	run ok -m "$M" -b 1M -v 4 -i 10 -B
+	run ok -m "$M" -b 1M -i 10 --json "${TMPDIR:-/tmp}/memslot_stress_cases.json"
 	# A page of each backing for each of two vCPUs, if they fit.
 	ram_kb=$(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo)
 	for s in $(case_backings -s -c); do
@@ -40,7 +40,7 @@ cases() {
 		if [ $((kb * 4)) -ge "$ram_kb" ]; then
 			skip "$((kb / 1024))M pages do not fit in this machine's RAM" -s "$s"
 		else
-			run ok -m "$M" -s "$s" -b $((kb))K -v 2 -i 50
+			run ok -m "$M" -s "$s" -b $((kb))K -v 2 -i 10
 		fi
 	done
 

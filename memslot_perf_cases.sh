@@ -22,7 +22,7 @@ cases() {
 	run ok -s 9 -b 2M -l 0.1 -r 2
 	run ok -s -1 -b 1M -l 0.1 -r 1
 	run ok -s 3 -b 512K -l 0.1 -r 1 -d
-	run ok -s 65 -b 2M -l 0.1 -r 3 -f 3 -e 4 -v
+	run ok -s 65 -b 2M -l 0.1 -r 2 -f 3 -e 4 -v
 	run ok -s 9 -b 1M -l 0.1 -r 1 -f 3 -e 4 -q
 	run ok -s 5 -b 1M -l 0.1 -r 1 -f 5 --json "${TMPDIR:-/tmp}/memslot_perf_cases.json"
 	# Two units of each backing's pages, in two slots, if they fit.
@@ -33,7 +33,7 @@ cases() {
 		if [ $((kb * 4)) -ge "$ram_kb" ]; then
 			skip "$((kb / 1024))M pages do not fit twice in this machine's RAM" -t "$s"
 		else
-			run ok -t "$s" -s 3 -b $((kb * 2))K -l 0.1 -r 1
+			run ok -t "$s" -s 3 -b $((kb * 2))K -l 0.05 -r 1
 		fi
 	done
 
