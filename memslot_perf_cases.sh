@@ -19,10 +19,10 @@ SUMMARY='^Best slot setup time'
 . "$(dirname "$0")/cases_lib.sh"
 
 cases() {
-	run ok -s 9 -b 2M -l 0.1 -r 2
-	run ok -s -1 -b 1M -l 0.1 -r 1
+	run ok -s 9 -b 1M -l 0.1 -r 2
+	run ok -s -1 -b 512K -l 0.1 -r 1
 	run ok -s 3 -b 512K -l 0.1 -r 1 -d
-	run ok -s 65 -b 2M -l 0.1 -r 2 -f 3 -e 4 -v
+	run ok -s 65 -b 1M -l 0.1 -r 2 -f 3 -e 4 -v
 	run ok -s 9 -b 1M -l 0.1 -r 1 -f 3 -e 4 -q
 	run ok -s 5 -b 1M -l 0.1 -r 1 -f 5 --json "${TMPDIR:-/tmp}/memslot_perf_cases.json"
 	# Two units of each backing's pages, in two slots, if they fit.
