@@ -15,10 +15,11 @@
  *   5 RW              the host writes every page, the vCPU checks what it
  *                     reads and writes back, the host checks that
  *
- * Each test runs -r times, each run a new VM for -l seconds; a run's
- * figure is its time per iteration (one pass of the loop above), and the
- * test reports their median, min and max (upstream prints the best
- * only), beside the time to add the slots.
+ * Each test runs -r times, each run a new VM for -l seconds after one
+ * untimed iteration (which faults the memory in); a run's figure is its
+ * time per iteration (one pass of the loop above), and the test reports
+ * their median, min and max (upstream prints the best only), beside the
+ * time to add the slots.
  *
  * Not only timed: every value read back carries the offset and the
  * iteration that wrote it, so a write lost, misplaced or stale is found:

@@ -18,6 +18,8 @@
 #   --list      the table (default bench/paths.list)
 #   --out       bench/compare's results, one directory a line (default
 #               build/paths/<date>)
+#   --print DIR print the table of an earlier run's results in DIR again,
+#               without running anything
 #
 # Exit status: 0 every line compared; 1 a line failed (its compare output
 # is shown); 2 usage or a bad line in the list; 4 every line skipped.
@@ -25,6 +27,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ARCH=$(uname -m) ONLY='' RUNS=2 PER_BOOT=2 KERNELS=6.1,6.12 LIST=$REPO/bench/paths.list OUT=''
+PRINT=''
 
 usage() { sed -n '3,/^\([^#]\|$\)/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 die_usage() { echo "bench/paths.sh: $*" >&2; exit 2; }
@@ -32,7 +35,7 @@ die_usage() { echo "bench/paths.sh: $*" >&2; exit 2; }
 # shellcheck source=bench/lib.sh
 . "$REPO/bench/lib.sh"
 bench_parse_args bench/paths.sh \
-	"arch=ARCH only=ONLY runs=RUNS per-boot=PER_BOOT kernels=KERNELS list=LIST out=OUT" "$@"
+	"arch=ARCH only=ONLY runs=RUNS per-boot=PER_BOOT kernels=KERNELS list=LIST out=OUT print=PRINT" "$@"
 [[ $RUNS -ge 2 ]] || die_usage "--runs must be at least 2 (bench/compare compares two or more)"
 [[ $PER_BOOT =~ ^[1-9][0-9]*$ ]] || die_usage "bad --per-boot '$PER_BOOT'"
 case $ARCH in
@@ -66,22 +69,29 @@ if [[ -n $ONLY ]]; then
 	LINES=$(awk -F '\t' -v n="$ONLY" '$1 == n' <<<"$LINES")
 	[[ -n $LINES ]] || die_usage "no line '$ONLY' in $LIST"
 fi
+if [[ -n $PRINT ]]; then
+	[[ -d $PRINT ]] || die_usage "no results directory '$PRINT'"
+	OUT=$PRINT
+fi
 OUT=${OUT:-$REPO/build/paths/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 
 # verdict_rows NAME KEYS FILE: a row for each VERDICT line of FILE whose
 # figure is one of KEYS (or KEY[mode]).
 verdict_rows() {
-	local key
+	local key line found re='^VERDICT figure=(.*) unit=([^ ]*) a=([^ ]*) b=([^ ]*) ratio=([^ ]*) lo=([^ ]*) hi=([^ ]*) verdict=([^ ]*)$'
 	for key in ${2//,/ }; do
-		grep -E "^VERDICT figure=${key}(\[[^]]*\])? " "$3" |
-			sed -E 's/^VERDICT //; s/([a-z]+)=/\1 /g' |
-			awk -v t="$1" '{ for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
-				printf "%-28s %-34s %14s %14s %8s [%s, %s] %s\n", t,
-				v["figure"] " (" v["unit"] ")", v["a"], v["b"], v["ratio"],
-				v["lo"], v["hi"], v["verdict"] }'
-		grep -qE "^VERDICT figure=${key}(\[[^]]*\])? " "$3" ||
-			printf '%-28s %-34s %s\n' "$1" "$key" "(no such figure in the test's JSON)"
+		found=
+		while IFS= read -r line; do
+			[[ $line =~ $re ]] || continue
+			[[ ${BASH_REMATCH[1]} == "$key" || ${BASH_REMATCH[1]} == "${key}["* ]] || continue
+			found=1
+			printf '%-28s %-36s %14s %14s %8s [%s, %s] %s\n' "$1" \
+				"${BASH_REMATCH[1]} (${BASH_REMATCH[2]})" "${BASH_REMATCH[3]}" \
+				"${BASH_REMATCH[4]}" "${BASH_REMATCH[5]}" "${BASH_REMATCH[6]}" \
+				"${BASH_REMATCH[7]}" "${BASH_REMATCH[8]}"
+		done <"$3"
+		[[ -n $found ]] || printf '%-28s %-36s %s\n' "$1" "$key" "(no such figure in the test's JSON)"
 	done
 }
 
@@ -91,11 +101,17 @@ failed=0 skipped=0 total=0
 while IFS=$'\t' read -r name cmd keys; do
 	total=$((total + 1))
 	read -ra argv <<<"$cmd"
-	echo "bench/paths.sh: $name: bench/compare --kernels $KERNELS --arch $ARCH --runs $RUNS -- $cmd" >&2
 	rc=0
-	"$REPO/bench/compare" --kernels "$KERNELS" --arch "$ARCH" --runs "$RUNS" \
-		--per-boot "$PER_BOOT" --out "$OUT/$name" -- "${argv[@]}" \
-		>"$OUT/$name.txt" 2>"$OUT/$name.log" </dev/null || rc=$?
+	if [[ -n $PRINT ]]; then
+		[[ -f $OUT/$name.rc ]] || continue
+		rc=$(cat "$OUT/$name.rc")
+	else
+		echo "bench/paths.sh: $name: bench/compare --kernels $KERNELS --arch $ARCH --runs $RUNS -- $cmd" >&2
+		"$REPO/bench/compare" --kernels "$KERNELS" --arch "$ARCH" --runs "$RUNS" \
+			--per-boot "$PER_BOOT" --out "$OUT/$name" -- "${argv[@]}" \
+			>"$OUT/$name.txt" 2>"$OUT/$name.log" </dev/null || rc=$?
+		echo "$rc" >"$OUT/$name.rc"
+	fi
 	case $rc in
 	0) verdict_rows "$name" "$keys" "$OUT/$name.txt" >>"$ROWS" ;;
 	4) skipped=$((skipped + 1))
@@ -109,8 +125,9 @@ while IFS=$'\t' read -r name cmd keys; do
 done <<<"$LINES"
 
 A=${KERNELS%%,*} B=${KERNELS#*,}
+[[ -z $PRINT ]] || echo "bench/paths.sh: the results in $OUT"
 echo "bench/paths.sh: $ARCH VM, kernels A=$A B=$B, $RUNS runs each ($(date -u +%Y-%m-%d))"
-printf '%-28s %-34s %14s %14s %8s %s\n' test "figure (unit)" "$A median" "$B median" "B/A" "[lo, hi] verdict"
+printf '%-28s %-36s %14s %14s %8s %s\n' test "figure (unit)" "$A median" "$B median" "B/A" "[lo, hi] verdict"
 cat "$ROWS"
 echo "results: $OUT"
 ((failed == 0)) || exit 1

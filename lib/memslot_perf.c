@@ -369,13 +369,18 @@ bool ms_op_is_move(enum ms_op op)
 	return op == OP_MOVE_ACTIVE || op == OP_MOVE_INACTIVE;
 }
 
-/* At least one iteration, then as many as fit in -l seconds. */
+/*
+ * One iteration untimed (it faults test memory in: upstream counts it),
+ * then at least one timed, and as many as fit in -l seconds.
+ */
 static bool timed_loop(struct ms_state *s, struct ms_run *r)
 {
 	uint64_t limit = s->p->seconds * NSEC_PER_SEC, gen = 1;
 	struct timespec start;
 
 	if (ms_op_is_move(s->op) && !move_start(s))
+		return false;
+	if (!iter_fns[s->op](s, gen++))
 		return false;
 	start = timespec_now();
 	do {
@@ -384,7 +389,7 @@ static bool timed_loop(struct ms_state *s, struct ms_run *r)
 		gen++;
 		r->loop_ns = timespec_to_ns(timespec_elapsed(start));
 	} while (r->loop_ns < limit);
-	r->iterations = gen - 1;
+	r->iterations = gen - 2;
 	return ms_op_is_move(s->op) ? move_finish(s) : loop_finish(s, gen);
 }
 
