@@ -55,8 +55,10 @@ static bool mm_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *er
 	}
 }
 
-static void help(const char *name, const struct mm_params *d)
+static void help(const char *name, const void *defaults)
 {
+	const struct mm_params *d = defaults;
+
 	printf("usage: %s [-h] [-m mode] [-d delay_usec] [-q] [-b size] [-v vcpus] [-o]\n"
 	       "          [-i iterations] [-s type] [-c cpus] [-B] [-N node] [-p offset]\n"
 	       "          [-L] [--json file]\n", name);
@@ -75,30 +77,17 @@ static void parse_args(int argc, char *argv[], struct mm_params *p)
 	struct mm_params defaults = *p;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "h" PERF_TEST_OPTSTRING "d:qi:",
-				  perf_test_long_options, NULL)) != -1) {
+	while ((opt = perf_test_getopt(argc, argv, PERF_TEST_OPTSTRING "d:qi:", help,
+				       &defaults)) != -1) {
 		if (perf_test_parse_opt(&p->o, opt, optarg))
 			continue;
-		switch (opt) {
-		case 'd':
+		if (opt == 'd')
 			p->delay_us = parse_long("delay (-d)", optarg, 0, 10000000);
-			break;
-		case 'q':
+		else if (opt == 'q')
 			p->no_zap_quirk = true;
-			break;
-		case 'i':
+		else if (opt == 'i')
 			p->iterations = parse_long("iteration count (-i)", optarg, 1, MAX_ITERATIONS);
-			break;
-		case 'h':
-			help(argv[0], &defaults);
-			exit(KSFT_PASS);
-		default:
-			help(argv[0], &defaults);
-			exit(KSFT_FAIL);
-		}
 	}
-	if (optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
 }
 
 /* Everything decided before any work: usage errors, then skips. */

@@ -173,8 +173,9 @@ static void run_tests(enum vm_guest_mode mode, void *arg)
 	free(setup);
 }
 
-static void help(const char *name, const struct mp_params *d)
+static void help(const char *name, const void *defaults)
 {
+	const struct mp_params *d = defaults;
 	int i;
 
 	printf("usage: %s [-h] [-v] [-d] [-q] [-s slots] [-f first_test] [-e last_test]\n"
@@ -193,7 +194,7 @@ static void help(const char *name, const struct mp_params *d)
 	       " -r: runs per test, each in a new VM (default: %d)\n",
 	       d->slots_cap, d->first, d->last, d->c.seconds, d->runs);
 	guest_modes_help(stdout);
-	printf("     (default: mode %d)\n"
+	printf("     (this test runs mode %d unless told, as upstream's)\n"
 	       " -b: test memory, split evenly into the slots, e.g. 32M (default: %luM)\n",
 	       VM_MODE_DEFAULT, (unsigned long)(d->mem_bytes / MB));
 	backing_src_help(stdout, "-t");
@@ -267,20 +268,8 @@ static void parse_args(int argc, char *argv[], struct mp_params *p)
 	struct mp_params defaults = *p;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "hvdqs:f:e:l:r:m:b:t:", perf_test_long_options,
-				  NULL)) != -1) {
-		if (opt == 'h') {
-			help(argv[0], &defaults);
-			exit(KSFT_PASS);
-		}
-		if (opt == '?') {
-			help(argv[0], &defaults);
-			exit(KSFT_FAIL);
-		}
+	while ((opt = perf_test_getopt(argc, argv, "vdqs:f:e:l:r:m:b:t:", help, &defaults)) != -1)
 		parse_opt(p, opt, optarg);
-	}
-	if (optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
 	if (p->first > p->last)
 		test_usage_error("The first test (-f %d) comes after the last (-e %d)", p->first,
 				 p->last);
