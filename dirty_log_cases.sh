@@ -17,30 +17,10 @@ SUMMARY='^Get dirty log over'
 # shellcheck source=cases_lib.sh
 . "$(dirname "$0")/cases_lib.sh"
 
-# The backing source names the test knows (its -s help).
-backings() {
-	"$TEST" -h | sed -n '/^ -s:/,/^ -c:/p' | grep -v : | tr ',' '\n' | tr -d ' '
-}
-
-# The hugepage size in kB backing $1 asks for, empty if none.
-hugepage_kb() {
-	case "$1" in
-	*_hugetlb)
-		sed -n 's/^Hugepagesize: *\([0-9]*\) kB/\1/p' /proc/meminfo ;;
-	*_hugetlb_*)
-		n=${1##*_}
-		case $n in
-		*kb) echo "${n%kb}" ;;
-		*mb) echo $((${n%mb} * 1024)) ;;
-		*gb) echo $((${n%gb} * 1048576)) ;;
-		esac ;;
-	esac
-}
-
 cases() {
 	# The first guest mode the host lists: one mode keeps the table short
 	# (the case without arguments runs them all).
-	M=$("$TEST" -h | sed -n 's/^ *\([0-9][0-9]*\): PA-bits.*/\1/p' | head -n1)
+	M=$(case_first_mode)
 	ring_skip=$("$TEST" -m "$M" -R 4096 -b 64K | sed -n 's/.*# SKIP //p')
 
 	run ok
@@ -53,8 +33,8 @@ cases() {
 	done
 	# Two vCPUs and slots, a page each (one past 256M), if it fits in RAM.
 	ram_kb=$(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo)
-	for s in $(backings); do
-		kb=$(hugepage_kb "$s")
+	for s in $(case_backings -s -c); do
+		kb=$(case_hugepage_kb "$s")
 		kb=$((${kb:-0} > 2048 ? ${kb:-0} : 2048))
 		v=$((kb > 262144 ? 1 : 2))
 		for opt in "" -g "-R 4096" -n "-n -g" "-n -R 4096"; do

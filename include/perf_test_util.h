@@ -60,6 +60,7 @@ struct perf_test_args {
 	int nr_slots;
 	bool partition;
 	bool nested;
+	uint64_t slots_ns;	/* adding the test memslots took */
 };
 
 extern struct perf_test_args perf_test_args;
@@ -79,6 +80,7 @@ struct perf_test_options {
 	int numa_node;			/* -N, -1: none */
 	int nr_slots;			/* -x (tests that offer it) */
 	uint32_t dirty_ring_bytes;	/* set by the test: a dirty ring (bytes) per vCPU */
+	void *guest_code;		/* set by the test: its own guest code(vcpu_idx), NULL: the walker */
 	const char *json_path;		/* --json */
 	/* Filled in by perf_test_options_check(). */
 	bool pin;
@@ -92,6 +94,14 @@ struct perf_test_options {
 extern const struct option perf_test_long_options[];
 
 void perf_test_options_init(struct perf_test_options *o, uint64_t bytes, int nr_vcpus);
+/*
+ * getopt_long() over "h" @optstring and the long options above: -h prints
+ * @help(argv[0], @defaults) and exits 0, an unknown option prints it and
+ * exits 1; at the end (-1) an argument left over is a usage error.
+ */
+typedef void (*perf_test_help_fn)(const char *name, const void *defaults);
+int perf_test_getopt(int argc, char *argv[], const char *optstring, perf_test_help_fn help,
+		     const void *defaults);
 /* Handle option @opt if it is a shared one; false if it is not. */
 bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg);
 void perf_test_options_help(FILE *out, const struct perf_test_options *defaults);

@@ -34,6 +34,24 @@ void perf_test_options_init(struct perf_test_options *o, uint64_t bytes, int nr_
 	};
 }
 
+int perf_test_getopt(int argc, char *argv[], const char *optstring, perf_test_help_fn help,
+		     const void *defaults)
+{
+	char opts[128];
+	int opt;
+
+	TEST_ASSERT(snprintf(opts, sizeof(opts), "h%s", optstring) < (int)sizeof(opts),
+		    "Option string too long");
+	opt = getopt_long(argc, argv, opts, perf_test_long_options, NULL);
+	if (opt == 'h' || opt == '?') {
+		help(argv[0], defaults);
+		exit(opt == 'h' ? KSFT_PASS : KSFT_FAIL);
+	}
+	if (opt == -1 && optind < argc)
+		test_usage_error("Unexpected argument '%s'", argv[optind]);
+	return opt;
+}
+
 static uint64_t parse_phys_offset(const char *arg)
 {
 	const char *why;

@@ -211,6 +211,8 @@ struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
 {
 	struct perf_test_args *pta = &perf_test_args;
 	uint64_t page_size = vm_guest_mode(mode)->page_size, pages, extra;
+	void *code = o->guest_code ? o->guest_code : (void *)perf_test_guest_code;
+	struct timespec start;
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
 	int i;
@@ -229,15 +231,17 @@ struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
 	pta->vm = vm;
 	pta->gva = PERF_TEST_GVA;
 	pta->gpa = test_mem_gpa(vm, pta->size, o);
+	start = timespec_now();
 	add_test_slots(vm, o);
+	pta->slots_ns = timespec_to_ns(timespec_elapsed(start));
 	map_test_mem(vm, o, pages);
 	if (o->nested)
 		nested_arch_vm_setup(vm);
 
 	for (i = 0; i < o->nr_vcpus; i++) {
-		vcpu = vm_vcpu_add(vm, i, perf_test_guest_code);
+		vcpu = vm_vcpu_add(vm, i, code);
 		if (o->nested)
-			nested_arch_vcpu_setup(vm, vcpu, perf_test_guest_code, i);
+			nested_arch_vcpu_setup(vm, vcpu, code, i);
 		else
 			vcpu_args_set(vcpu, 1, (uint64_t)i);
 		pta->vcpu_args[i].vcpu = vcpu;
