@@ -89,6 +89,8 @@ struct timespec timespec_now(void);
 
 /* Read one unsigned number from a sysfs/procfs file; 0 if absent or unreadable. */
 uint64_t read_sys_u64(const char *path);
+/* /proc/meminfo's @key ("MemAvailable") in kB; 0 if absent. */
+uint64_t meminfo_kb(const char *key);
 
 /* Memory backing sources for guest memory: one table, in test_util.c. */
 enum vm_mem_backing_src_type {

@@ -54,7 +54,7 @@ uint64_t read_sys_u64(const char *path)
 	return v;
 }
 
-static uint64_t meminfo_kb(const char *key)
+uint64_t meminfo_kb(const char *key)
 {
 	unsigned long long v = 0;
 	char line[128];
