@@ -353,9 +353,11 @@ static void create_vm(const struct mmu_params *p)
 	struct kvm_vcpu *vcpu;
 	int slot;
 
-	st.victim_size = ALIGN_UP((uint64_t)p->nr_vcpus * page_size, vpage);
-	if (st.victim_size < MMU_VICTIM_MAX && p->slot_size >= MMU_VICTIM_MAX)
-		st.victim_size = ALIGN_UP(MMU_VICTIM_MAX, vpage);
+	/* The unmap slot: as big as a slot, at most 16M, a page per vCPU. */
+	st.victim_size = p->slot_size < MMU_VICTIM_MAX ? p->slot_size : MMU_VICTIM_MAX;
+	if (st.victim_size < (uint64_t)p->nr_vcpus * page_size)
+		st.victim_size = (uint64_t)p->nr_vcpus * page_size;
+	st.victim_size = ALIGN_UP(st.victim_size, vpage);
 	st.vm = __vm_create(VM_MODE_DEFAULT, p->nr_vcpus, 64 + 2 * (p->guest_mem / GB + 1));
 	st.gpa = place_test_mem(st.vm, p, &alias_size);
 	total = alias_size + st.victim_size;
@@ -395,11 +397,14 @@ static void create_vm(const struct mmu_params *p)
 		       vm_mem_backing_src_alias(p->backing)->name, p->nr_vcpus,
 		       (unsigned long)st.victim_size);
 	ksft_print_msg("EFAULTs: %s\n", st.mf_info ?
-		       "with kvm_run.memory_fault (KVM_CAP_MEMORY_FAULT_INFO)" :
+		       "kvm_run.memory_fault checked where KVM fills it (KVM_CAP_MEMORY_FAULT_INFO)" :
 		       "KVM_RUN's errno only (no KVM_CAP_MEMORY_FAULT_INFO)");
 }
 
-/* The memory-fault exit, where KVM fills it: a page of the vCPU's range. */
+/*
+ * The memory-fault exit, where KVM fills it (KVM_CAP_MEMORY_FAULT_INFO
+ * says it may): a page of the vCPU's own range.
+ */
 static bool check_memory_fault(struct perf_test_vcpu_args *va, uint64_t lo, uint64_t hi,
 			       char *err, size_t len)
 {
@@ -407,13 +412,9 @@ static bool check_memory_fault(struct perf_test_vcpu_args *va, uint64_t lo, uint
 	struct kvm_run *run = va->vcpu->run;
 	uint64_t gpa = run->memory_fault.gpa, size = run->memory_fault.size;
 
-	if (run->exit_reason != KVM_EXIT_MEMORY_FAULT) {
-		if (!st.mf_info)
-			return true;
-		snprintf(err, len, "EFAULT with exit reason %u (%s): KVM has KVM_CAP_MEMORY_FAULT_INFO but did not fill kvm_run.memory_fault",
-			 run->exit_reason, exit_reason_str(run->exit_reason));
-		return false;
-	}
+	/* KVM may fill it (6.12 does not for a missing VMA write access). */
+	if (run->exit_reason != KVM_EXIT_MEMORY_FAULT)
+		return true;
 	if (gpa < st.gpa + lo || gpa + size > st.gpa + hi || !size) {
 		snprintf(err, len, "memory fault at GPA 0x%lx+0x%lx, outside the vCPU's range [0x%lx, 0x%lx)",
 			 (unsigned long)gpa, (unsigned long)size, (unsigned long)(st.gpa + lo),
@@ -429,11 +430,13 @@ static bool check_memory_fault(struct perf_test_vcpu_args *va, uint64_t lo, uint
 static bool expect_efault(struct perf_test_vcpu_args *va, uint64_t pass, char *err, size_t len)
 {
 	struct mmu_range *r = &mmu.r[va->vcpu_idx];
-	struct kvm_run *run = va->vcpu->run;
 	bool ro = pass == ST_RO;
 	int ret;
 
-	run->exit_reason = KVM_EXIT_UNKNOWN;
+	/*
+	 * exit_reason stays as the last ucall left it: arm64 completes that
+	 * MMIO exit on this KVM_RUN only if it still says KVM_EXIT_MMIO.
+	 */
 	do {
 		ret = __vcpu_run(va->vcpu);
 	} while (ret && errno == EINTR);

@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# mmu_stress_test over a table of cases: every backing source the host
+# can give (-t; -H), 1..3 vCPUs, one to many memslots sharing the buffer,
+# and bad input (exit 1 with the reason on stderr).  Every passing case
+# also checked that each vCPU's write failed with EFAULT after
+# mprotect(PROT_READ) and after munmap (with the memory-fault exit's GPA
+# where KVM has KVM_CAP_MEMORY_FAULT_INFO), that writes succeeded again
+# after, and what every page held after each stage.  Small sizes: the
+# table runs in well under a minute of TCG.  Prints TAP; exits 1 if any
+# case failed, 4 if all were skipped.
+#
+# usage: mmu_stress_cases.sh [PATH_TO_mmu_stress_test]
+
+TEST=${1:-$(dirname "$0")/mmu_stress_test}
+SUMMARY='^run1 = '
+# shellcheck source=cases_lib.sh
+. "$(dirname "$0")/cases_lib.sh"
+
+# The backing source names the test knows (its -t help).
+backings() {
+	"$TEST" -h | sed -n '/^ -t:/,/^ -H:/p' | grep -v : | tr ',' '\n' | tr -d ' '
+}
+
+# The page size in kB backing $1 asks for (4 if not hugetlb).
+page_kb() {
+	case "$1" in
+	*_hugetlb)
+		sed -n 's/^Hugepagesize: *\([0-9]*\) kB/\1/p' /proc/meminfo ;;
+	*_hugetlb_*)
+		n=${1##*_}
+		case $n in
+		*kb) echo "${n%kb}" ;;
+		*mb) echo $((${n%mb} * 1024)) ;;
+		*gb) echo $((${n%gb} * 1048576)) ;;
+		esac ;;
+	*) echo 4 ;;
+	esac
+}
+
+cases() {
+	run ok -m 16M -s 16M -c 1
+	run ok -m 32M -s 2M -c 2
+	run ok -m 48M -s 4M -c 3
+	ram_kb=$(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo)
+	for s in $(backings); do
+		kb=$(page_kb "$s")
+		kb=$((kb > 2048 ? kb : 2048))
+		if [ $((kb * 4)) -ge "$ram_kb" ]; then
+			skip "$((kb / 1024))M pages do not fit in this machine's memory" -t "$s"
+		else
+			run ok -t "$s" -s $((kb / 1024))M -m $((kb * 4 / 1024))M -c 2
+		fi
+	done
+	run ok -H -s 2M -m 8M -c 2
+	run "Invalid vCPU count (-c)" -c 0
+	run "is not a multiple of the" -s 3K
+	run "is less than one slot" -m 1M -s 2M
+	run "Bad guest memory (-m)" -m 0
+	run "Unknown backing source type" -t bogus
+	run "Unexpected argument" -c 1 extra
+	run "exceed MemAvailable" -s 1024
+}
+
+cases_main
