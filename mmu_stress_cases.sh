@@ -40,9 +40,9 @@ page_kb() {
 }
 
 cases() {
-	run ok -m 16M -s 16M -c 1
-	run ok -m 32M -s 2M -c 2
-	run ok -m 48M -s 4M -c 3
+	run ok -m 8M -s 8M -c 1
+	run ok -m 16M -s 1M -c 2
+	run ok -m 12M -s 2M -c 3
 	ram_kb=$(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo)
 	for s in $(backings); do
 		kb=$(page_kb "$s")

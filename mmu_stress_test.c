@@ -148,6 +148,15 @@ static uint64_t page_align(const struct mmu_params *p)
 	return a > g ? a : g;
 }
 
+/* The unmap slot: as big as a slot, at most 16M, a page per vCPU. */
+static uint64_t victim_size(const struct mmu_params *p)
+{
+	uint64_t size = p->slot_size < MMU_VICTIM_MAX ? p->slot_size : MMU_VICTIM_MAX;
+	uint64_t min = (uint64_t)p->nr_vcpus * vm_guest_mode(VM_MODE_DEFAULT)->page_size;
+
+	return ALIGN_UP(size > min ? size : min, page_align(p));
+}
+
 /* Defaults from this machine: MemAvailable/8 of guest memory in 16 slots. */
 static void default_sizes(struct mmu_params *p, bool mem_set, bool slot_set)
 {
@@ -275,7 +284,7 @@ static void probe_ro_write(void)
 /* Usage errors first, then what the host lacks (skips). */
 static void check_params(struct mmu_params *p)
 {
-	uint64_t align = page_align(p), host = p->slot_size + MMU_VICTIM_MAX;
+	uint64_t align = page_align(p), host;
 	const char *name = vm_mem_backing_src_alias(p->backing)->name;
 	int max;
 
@@ -285,7 +294,9 @@ static void check_params(struct mmu_params *p)
 	if (p->guest_mem < p->slot_size)
 		test_usage_error("Guest memory 0x%lx (-m) is less than one slot of 0x%lx (-s)",
 				 (unsigned long)p->guest_mem, (unsigned long)p->slot_size);
-	if (host > mem_available())
+	host = p->slot_size + victim_size(p);
+	/* hugetlb pages come from their pool, which backing_src_require() checks. */
+	if (!backing_src_is_hugetlb(p->backing) && host > mem_available())
 		test_usage_error("A slot of 0x%lx bytes (-s) and the unmap slot exceed MemAvailable, 0x%lx bytes",
 				 (unsigned long)p->slot_size, (unsigned long)mem_available());
 	if (p->guest_mem / vm_guest_mode(VM_MODE_DEFAULT)->page_size < (uint64_t)p->nr_vcpus)
@@ -349,15 +360,10 @@ static void split_ranges(int nr_vcpus, uint64_t alias_size, uint64_t page_size)
 static void create_vm(const struct mmu_params *p)
 {
 	uint64_t page_size = vm_guest_mode(VM_MODE_DEFAULT)->page_size, alias_size, total, i;
-	uint64_t vpage = page_align(p);
 	struct kvm_vcpu *vcpu;
 	int slot;
 
-	/* The unmap slot: as big as a slot, at most 16M, a page per vCPU. */
-	st.victim_size = p->slot_size < MMU_VICTIM_MAX ? p->slot_size : MMU_VICTIM_MAX;
-	if (st.victim_size < (uint64_t)p->nr_vcpus * page_size)
-		st.victim_size = (uint64_t)p->nr_vcpus * page_size;
-	st.victim_size = ALIGN_UP(st.victim_size, vpage);
+	st.victim_size = victim_size(p);
 	st.vm = __vm_create(VM_MODE_DEFAULT, p->nr_vcpus, 64 + 2 * (p->guest_mem / GB + 1));
 	st.gpa = place_test_mem(st.vm, p, &alias_size);
 	total = alias_size + st.victim_size;
@@ -366,7 +372,7 @@ static void create_vm(const struct mmu_params *p)
 	backing_region_map(&st.buf, p->slot_size);
 	/* As upstream: fault the buffer in, so guest faults find it present. */
 	for (i = 0; i < p->slot_size; i += getpagesize())
-		((volatile uint8_t *)st.buf.host_mem)[i] = 0xaa;
+		WRITE_ONCE(((uint8_t *)st.buf.host_mem)[i], 0xaa);
 	for (slot = 0; slot < st.nr_slots; slot++)
 		vm_set_user_memory_region(st.vm, 1 + slot, 0, st.gpa + slot * p->slot_size,
 					  p->slot_size, st.buf.host_mem);
@@ -537,7 +543,7 @@ static bool check_pages(const uint8_t *mem, uint64_t lo, uint64_t hi, uint64_t s
 
 	for (off = lo; off < hi; off += mmu.page_size) {
 		got = *(const uint64_t *)(mem + off - lo);
-		want = MMU_PATTERN(stage, off < mmu.alias_size ? off % mmu.slot_size : off);
+		want = MMU_PATTERN(stage, key_of(off));
 		if (got != want) {
 			snprintf(err, len, "after stage %lu: %s at offset 0x%lx holds 0x%lx, expected 0x%lx",
 				 (unsigned long)stage, what, (unsigned long)(off - lo),
