@@ -15,6 +15,12 @@
 # -E) runs only the cases whose arguments match it.
 #
 # cases_main exits 1 if any case failed, 4 if all were skipped, else 0.
+#
+#   case_backings OPT NEXT  the backing source names of $TEST's -h: the
+#                           lines of its OPT help up to NEXT's
+#   case_hugepage_kb NAME   the huge page size in kB backing NAME asks for
+#                           (THP: the PMD size), empty if none
+#   case_first_mode         the first guest mode $TEST -h lists
 
 N=0
 FAILED=0
@@ -81,6 +87,31 @@ skip() {
 	selected "$@" || return 0
 	N=$((N + 1))
 	echo "ok $N $* # SKIP $reason"
+}
+
+case_backings() {
+	"$TEST" -h | sed -n "/^ $1:/,/^ $2/p" | grep -v : | tr ',' '\n' | tr -d ' '
+}
+
+case_hugepage_kb() {
+	case "$1" in
+	anonymous_thp)
+		f=/sys/kernel/mm/transparent_hugepage/hpage_pmd_size
+		[ -r $f ] && echo $(($(cat $f) / 1024)) || echo 2048 ;;
+	*_hugetlb)
+		sed -n 's/^Hugepagesize: *\([0-9]*\) kB/\1/p' /proc/meminfo ;;
+	*_hugetlb_*)
+		n=${1##*_}
+		case $n in
+		*kb) echo "${n%kb}" ;;
+		*mb) echo $((${n%mb} * 1024)) ;;
+		*gb) echo $((${n%gb} * 1048576)) ;;
+		esac ;;
+	esac
+}
+
+case_first_mode() {
+	"$TEST" -h | sed -n 's/^ *\([0-9][0-9]*\): PA-bits.*/\1/p' | head -n1
 }
 
 cases_main() {

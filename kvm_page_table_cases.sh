@@ -17,34 +17,15 @@ SUMMARY='Mapping sizes'
 # shellcheck source=cases_lib.sh
 . "$(dirname "$0")/cases_lib.sh"
 
-backings() {
-	"$TEST" -h | sed -n '/^ -s:/,/^ -c:/p' | grep -v : | tr ',' '\n' | tr -d ' '
-}
-
-page_kb() {
-	case "$1" in
-	*_hugetlb)
-		sed -n 's/^Hugepagesize: *\([0-9]*\) kB/\1/p' /proc/meminfo ;;
-	*_hugetlb_*)
-		n=${1##*_}
-		case $n in
-		*kb) echo "${n%kb}" ;;
-		*mb) echo $((${n%mb} * 1024)) ;;
-		*gb) echo $((${n%gb} * 1048576)) ;;
-		esac ;;
-	*) echo 4 ;;
-	esac
-}
-
 cases() {
 	# The first guest mode the host lists; sizes fit 64K guest pages.
-	M=$("$TEST" -h | sed -n 's/^ *\([0-9][0-9]*\): PA-bits.*/\1/p' | head -n1)
+	M=$(case_first_mode)
 	run ok -m "$M" -b 4M
 	run ok -m "$M" -b 4M -v 2 -x 2
 	ram_kb=$(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo)
-	for s in $(backings); do
-		kb=$(page_kb "$s")
-		kb=$((kb > 2048 ? kb : 2048))
+	for s in $(case_backings -s -c); do
+		kb=$(case_hugepage_kb "$s")
+		kb=$((${kb:-0} > 2048 ? ${kb:-0} : 2048))
 		for opt in "" -L; do
 			# shellcheck disable=SC2086 # $opt: no option or one
 			if [ $((kb * 2)) -ge "$ram_kb" ]; then

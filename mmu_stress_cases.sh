@@ -18,35 +18,14 @@ SUMMARY='^run1 = '
 # shellcheck source=cases_lib.sh
 . "$(dirname "$0")/cases_lib.sh"
 
-# The backing source names the test knows (its -t help).
-backings() {
-	"$TEST" -h | sed -n '/^ -t:/,/^ -H:/p' | grep -v : | tr ',' '\n' | tr -d ' '
-}
-
-# The page size in kB backing $1 asks for (4 if not hugetlb).
-page_kb() {
-	case "$1" in
-	*_hugetlb)
-		sed -n 's/^Hugepagesize: *\([0-9]*\) kB/\1/p' /proc/meminfo ;;
-	*_hugetlb_*)
-		n=${1##*_}
-		case $n in
-		*kb) echo "${n%kb}" ;;
-		*mb) echo $((${n%mb} * 1024)) ;;
-		*gb) echo $((${n%gb} * 1048576)) ;;
-		esac ;;
-	*) echo 4 ;;
-	esac
-}
-
 cases() {
 	run ok -m 8M -s 8M -c 1
 	run ok -m 16M -s 1M -c 2
 	run ok -m 12M -s 2M -c 3
 	ram_kb=$(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo)
-	for s in $(backings); do
-		kb=$(page_kb "$s")
-		kb=$((kb > 2048 ? kb : 2048))
+	for s in $(case_backings -t -H); do
+		kb=$(case_hugepage_kb "$s")
+		kb=$((${kb:-0} > 2048 ? ${kb:-0} : 2048))
 		if [ $((kb * 4)) -ge "$ram_kb" ]; then
 			skip "$((kb / 1024))M pages do not fit in this machine's memory" -t "$s"
 		else
