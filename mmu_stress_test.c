@@ -582,65 +582,78 @@ static bool run_pass(uint64_t pass, uint64_t *ns, char *err, size_t len)
 	return true;
 }
 
-/* The vCPUs spin writing; the buffer goes read-only under them. */
-static bool ro_phase(const struct mmu_params *p, struct mmu_times *t, char *err, size_t len)
+static int make_read_only(void)
+{
+	return mprotect(st.buf.host_mem, mmu.slot_size, PROT_READ);
+}
+
+static int unmap_victim(void)
+{
+	return munmap(st.victim->host_mem, st.victim_size);
+}
+
+/*
+ * Pass @stage: once every vCPU spins writing, take the memory away
+ * (@take, named @what) and wait for every vCPU's EFAULT.  The times: of
+ * @take, and from its start to the last EFAULT.
+ */
+static bool take_away(uint64_t stage, int (*take)(void), const char *what,
+		      uint64_t *take_ns, uint64_t *fault_ns, char *err, size_t len)
 {
 	struct timespec start;
 	bool ok;
 
 	perf_test_next_pass();
-	if (!wait_spinning(ST_RO, p->nr_vcpus, err, len))
+	if (!wait_spinning(stage, perf_test_args.nr_vcpus, err, len))
 		return false;
 	start = timespec_now();
-	if (mprotect(st.buf.host_mem, p->slot_size, PROT_READ)) {
-		snprintf(err, len, "mprotect(PROT_READ): %s", strerror(errno));
+	if (take()) {
+		snprintf(err, len, "%s: %s", what, strerror(errno));
 		return false;
 	}
-	t->mprotect_ro = since(start);
-	ok = wait_pass(ST_RO, err, len);
-	t->ro = since(start);
+	*take_ns = since(start);
+	ok = wait_pass(stage, err, len);
+	*fault_ns = since(start);
+	return ok;
+}
+
+/* The vCPUs spin writing; the buffer goes read-only under them. */
+static bool ro_phase(struct mmu_times *t, char *err, size_t len)
+{
+	struct timespec start;
+
+	if (!take_away(ST_RO, make_read_only, "mprotect(PROT_READ)", &t->mprotect_ro, &t->ro,
+		       err, len))
+		return false;
 	start = timespec_now();
-	if (mprotect(st.buf.host_mem, p->slot_size, PROT_READ | PROT_WRITE)) {
+	if (mprotect(st.buf.host_mem, mmu.slot_size, PROT_READ | PROT_WRITE)) {
 		snprintf(err, len, "mprotect(PROT_READ | PROT_WRITE): %s", strerror(errno));
 		return false;
 	}
 	t->mprotect_rw = since(start);
 	release(ST_RO);
-	if (!ok || !run_pass(ST_RW, &t->rw, err, len))
+	if (!run_pass(ST_RW, &t->rw, err, len))
 		return false;
 	t->rw += t->mprotect_rw;
 	return check_buffer(ST_RW, &t->checked, err, len);
 }
 
 /* The vCPUs spin writing the unmap slot; its memory goes away under them. */
-static bool unmap_phase(const struct mmu_params *p, struct mmu_times *t, char *err, size_t len)
+static bool unmap_phase(struct mmu_times *t, char *err, size_t len)
 {
-	struct timespec start;
-	bool ok;
-
-	perf_test_next_pass();
-	if (!wait_spinning(ST_UNMAP, p->nr_vcpus, err, len))
-		return false;
-	start = timespec_now();
-	if (munmap(st.victim->host_mem, st.victim_size)) {
-		snprintf(err, len, "munmap(the unmap slot's memory): %s", strerror(errno));
-		return false;
-	}
-	t->munmap = since(start);
-	ok = wait_pass(ST_UNMAP, err, len);
-	t->unmap = since(start);
-	if (!remap_victim(err, len))
+	if (!take_away(ST_UNMAP, unmap_victim, "munmap(the unmap slot's memory)", &t->munmap,
+		       &t->unmap, err, len) ||
+	    !remap_victim(err, len))
 		return false;
 	release(ST_UNMAP);
-	if (!ok || !run_pass(ST_REMAP, &t->remap, err, len))
+	if (!run_pass(ST_REMAP, &t->remap, err, len))
 		return false;
 	return check_buffer(ST_REMAP, &t->checked, err, len) &&
 	       check_pages(st.victim->host_mem, mmu.alias_size, mmu.alias_size + st.victim_size,
 			   ST_REMAP, "the unmap slot's new memory", &t->checked, err, len);
 }
 
-static bool run_stages(const struct mmu_params *p, struct mmu_times *t, struct timespec start,
-		       char *err, size_t len)
+static bool run_stages(struct mmu_times *t, struct timespec start, char *err, size_t len)
 {
 	if (!wait_pass(ST_RUN1, err, len))
 		return false;
@@ -648,7 +661,7 @@ static bool run_stages(const struct mmu_params *p, struct mmu_times *t, struct t
 	if (!run_pass(ST_RUN2, &t->run2, err, len) ||
 	    !check_buffer(ST_RUN2, &t->checked, err, len))
 		return false;
-	return ro_phase(p, t, err, len) && unmap_phase(p, t, err, len);
+	return ro_phase(t, err, len) && unmap_phase(t, err, len);
 }
 
 /* After a failure: give the vCPUs back their memory and let them out. */
@@ -710,7 +723,7 @@ static void run_test(const struct mmu_params *p)
 	perf_report_stats_begin(st.vm);
 	start = timespec_now();
 	perf_test_start_threads(&o, mmu_vcpu_pass);
-	ok = run_stages(p, &t, start, err, sizeof(err));
+	ok = run_stages(&t, start, err, sizeof(err));
 	if (!ok)
 		unblock_vcpus(p);
 	perf_test_join_threads();
