@@ -31,7 +31,7 @@
 #include "perf_test_dirty.h"
 #include "perf_test_util.h"
 
-#define DEFAULT_VCPU_MEMORY	(64 * MB)
+#define DEFAULT_VCPU_MEMORY	(16 * MB)
 
 enum { PT_BEFORE, PT_CREATE, PT_UPDATE, PT_REBUILD, PT_NR };
 
