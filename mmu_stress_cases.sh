@@ -20,8 +20,8 @@ SUMMARY='^run1 = '
 
 cases() {
 	run ok -m 8M -s 8M -c 1
-	run ok -m 16M -s 1M -c 2
-	run ok -m 12M -s 2M -c 3
+	run ok -m 8M -s 1M -c 2
+	run ok -m 6M -s 2M -c 3
 	ram_kb=$(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo)
 	for s in $(case_backings -t -H); do
 		kb=$(case_hugepage_kb "$s")
