@@ -108,7 +108,8 @@ host_kvm_check() {
 	fi
 	(cd "$dir" && ./run_kselftest.sh) </dev/null 2>&1 | tee "$LOGS/host-kvm.log"
 	count_tap "$LOGS/host-kvm.log"
-	for c in demand_paging_cases.sh dirty_log_cases.sh fault_cases.sh; do
+	for c in demand_paging_cases.sh dirty_log_cases.sh fault_cases.sh \
+		mmu_stress_cases.sh kvm_page_table_cases.sh; do
 		rc=0
 		(cd "$dir/kvm" && "./$c") </dev/null >"$LOGS/host-$c.log" 2>&1 || rc=$?
 		grep -E '^not ok|^# [0-9]+ passed' "$LOGS/host-$c.log" || true
