@@ -91,6 +91,8 @@ struct timespec timespec_now(void);
 uint64_t read_sys_u64(const char *path);
 /* Its first line into @buf (newline cut); false if absent or unreadable. */
 bool read_sys_line(const char *path, char *buf, size_t len);
+/* /proc/meminfo's @key ("MemAvailable") in kB; 0 if absent. */
+uint64_t meminfo_kb(const char *key);
 
 /* Memory backing sources for guest memory: one table, in test_util.c. */
 enum vm_mem_backing_src_type {

@@ -68,7 +68,7 @@ bool read_sys_line(const char *path, char *buf, size_t len)
 	return ok;
 }
 
-static uint64_t meminfo_kb(const char *key)
+uint64_t meminfo_kb(const char *key)
 {
 	unsigned long long v = 0;
 	char line[128];

@@ -1,0 +1,761 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mmu_stress_test: KVM's MMU-notifier invalidation while vCPUs run.
+ *
+ * One host buffer of -s bytes backs many memslots at once (as upstream:
+ * a large guest with little host memory), -m bytes of guest memory in
+ * all, split between the vCPUs.  Stages, each timed:
+ *
+ *  run1, run2  every vCPU writes all its pages (first touch, then again);
+ *  ro          the vCPUs keep writing while the host mprotect()s the
+ *              buffer PROT_READ: each vCPU's KVM_RUN must fail with
+ *              EFAULT (with kvm_run.memory_fault naming a page of its own
+ *              range where KVM has KVM_CAP_MEMORY_FAULT_INFO);
+ *  rw          write access back: every vCPU's write is retried, succeeds,
+ *              and it writes all its pages again;
+ *  unmap       the vCPUs keep writing a further memslot with its own
+ *              memory while the host munmap()s that memory: each KVM_RUN
+ *              must fail with EFAULT on that slot, and KVM and the test
+ *              live on;
+ *  remap       new memory mapped where the old was: every vCPU writes all
+ *              of its pages in every slot again.
+ * After run2, rw and remap every page must hold what that stage wrote:
+ * after remap, also the new memory, so KVM mapped it and not the freed
+ * pages.  At the end the buffer is unmapped with its slots still in the
+ * VM and the VM destroyed (the notifier's release path).
+ *
+ * The guest cannot sync from a write that faults: in ro and unmap it
+ * announces the stage in its own memory, then writes in a loop until the
+ * host releases it; the host waits for the announcement before it
+ * mprotect()s or munmap()s, and releases the loop only after every vCPU's
+ * EFAULT.  A vCPU without an EFAULT within 20 s (or 20 sweeps
+ * of run2, if longer) fails the test.
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <sched.h>
+#include <sys/mman.h>
+
+#include "perf_report.h"
+#include "perf_test_util.h"
+
+#define MMU_MAX_GUEST_MEM	(128ULL * GB)	/* upstream's default -m */
+#define MMU_VICTIM_MAX		(16 * MB)
+#define MMU_TIMEOUT_NS		(20ULL * NSEC_PER_SEC)
+#define MMU_PATTERN(stage, key)	(0x6d6d750000000000ULL ^ ((uint64_t)(stage) << 44) ^ (key))
+
+enum { ST_RUN1 = 1, ST_RUN2, ST_RO, ST_RW, ST_UNMAP, ST_REMAP };
+
+/* A vCPU's pages: offsets in test memory (the aliased part, the victim). */
+struct mmu_range {
+	uint64_t start, end, vstart, vend;
+};
+
+/* Read by the guest (its copy in guest memory). */
+struct mmu_args {
+	uint64_t gva;
+	uint64_t slot_size;
+	uint64_t alias_size;	/* the slots that share the buffer */
+	uint64_t page_size;
+	uint64_t release;	/* the last spinning stage the host released */
+	uint64_t spinning[KVM_MAX_VCPUS];	/* the stage each vCPU spins in */
+	struct mmu_range r[KVM_MAX_VCPUS];
+};
+
+static struct mmu_args mmu;
+
+struct mmu_params {
+	uint64_t guest_mem;	/* -m */
+	uint64_t slot_size;	/* -s */
+	uint32_t backing;	/* -t, -H */
+	int nr_vcpus;		/* -c */
+	const char *json_path;
+};
+
+struct mmu_state {
+	struct kvm_vm *vm;
+	struct userspace_mem_region buf;	/* the shared buffer */
+	struct userspace_mem_region *victim;
+	uint64_t gpa, victim_size;
+	int nr_slots;
+	bool mf_info;		/* KVM_CAP_MEMORY_FAULT_INFO */
+	uint64_t efaults[2], mf_exits;	/* ro, unmap */
+	uint64_t sweep_ns;	/* run2: every vCPU wrote all its pages once */
+};
+
+static struct mmu_state st;
+
+static __guest_code uint64_t key_of(uint64_t off)
+{
+	return off < mmu.alias_size ? off % mmu.slot_size : off;
+}
+
+static __guest_code void sweep(uint64_t start, uint64_t end, uint64_t stage)
+{
+	uint64_t off;
+
+	for (off = start; off < end; off += mmu.page_size)
+		WRITE_ONCE(*(uint64_t *)(mmu.gva + off), MMU_PATTERN(stage, key_of(off)));
+}
+
+/* Write [start, end) until the host releases @stage; it faults meanwhile. */
+static __guest_code void spin(uint32_t idx, uint64_t start, uint64_t end, uint64_t stage)
+{
+	WRITE_ONCE(mmu.spinning[idx], stage);
+	do
+		sweep(start, end, stage);
+	while (READ_ONCE(mmu.release) < stage);
+}
+
+static __guest_code void guest_code(uint32_t idx)
+{
+	struct mmu_range *r = &mmu.r[idx];
+
+	sweep(r->start, r->end, ST_RUN1);
+	GUEST_SYNC(ST_RUN1);
+	sweep(r->start, r->end, ST_RUN2);
+	GUEST_SYNC(ST_RUN2);
+	spin(idx, r->start, r->end, ST_RO);
+	sweep(r->start, r->end, ST_RW);
+	GUEST_SYNC(ST_RW);
+	spin(idx, r->vstart, r->vend, ST_UNMAP);
+	sweep(r->start, r->end, ST_REMAP);
+	sweep(r->vstart, r->vend, ST_REMAP);
+	GUEST_SYNC(ST_REMAP);
+	GUEST_ASSERT_MSG(0, "ran past the last stage");
+}
+
+static uint64_t mem_available(void)
+{
+	uint64_t kb = meminfo_kb("MemAvailable");
+
+	return kb ? kb * KB : 1 * GB;
+}
+
+static int default_vcpus(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	n = CPU_COUNT(&set) * 3 / 4;
+	return n > 0 ? n : 1;
+}
+
+static uint64_t page_align(const struct mmu_params *p)
+{
+	uint64_t a = get_backing_src_pagesz(p->backing), g = vm_guest_mode(VM_MODE_DEFAULT)->page_size;
+
+	return a > g ? a : g;
+}
+
+/* The unmap slot: as big as a slot, at most 16M, a page per vCPU. */
+static uint64_t victim_size(const struct mmu_params *p)
+{
+	uint64_t size = p->slot_size < MMU_VICTIM_MAX ? p->slot_size : MMU_VICTIM_MAX;
+	uint64_t min = (uint64_t)p->nr_vcpus * vm_guest_mode(VM_MODE_DEFAULT)->page_size;
+
+	return ALIGN_UP(size > min ? size : min, page_align(p));
+}
+
+/* Defaults from this machine: MemAvailable/8 of guest memory in 16 slots. */
+static void default_sizes(struct mmu_params *p, bool mem_set, bool slot_set)
+{
+	uint64_t align = page_align(p);
+
+	if (!mem_set) {
+		p->guest_mem = mem_available() / 8;
+		if (p->guest_mem > MMU_MAX_GUEST_MEM)
+			p->guest_mem = MMU_MAX_GUEST_MEM;
+		if (slot_set && p->guest_mem < p->slot_size)
+			p->guest_mem = p->slot_size;
+	}
+	if (!slot_set) {
+		p->slot_size = ALIGN_DOWN(p->guest_mem / 16, align);
+		if (!p->slot_size)
+			p->slot_size = align;
+	}
+	if (!mem_set && p->guest_mem < p->slot_size)
+		p->guest_mem = p->slot_size;
+}
+
+static void help(const char *name, const struct mmu_params *d)
+{
+	printf("usage: %s [-h] [-c vcpus] [-m guest_mem] [-s slot_size] [-t type] [-H]\n"
+	       "          [--json file]\n", name);
+	printf(" -c: number of vCPUs (default: 3/4 of the CPUs this thread may run on: %d)\n"
+	       " -m: guest memory, spread over memslots of -s bytes that all map the\n"
+	       "     same host buffer: GiB as a bare number (upstream's), or a size such\n"
+	       "     as 512M (default: MemAvailable/8, at most 128G: 0x%lx); fewer slots\n"
+	       "     if KVM's slot limit or the guest-physical space is reached\n"
+	       " -s: memslot size, the host memory the test maps (GiB as a bare number,\n"
+	       "     or a size; default: -m/16, a multiple of the backing page: 0x%lx)\n",
+	       d->nr_vcpus, (unsigned long)d->guest_mem, (unsigned long)d->slot_size);
+	backing_src_help(stdout, "-t");
+	printf("     (here the default is shmem: upstream's memfd)\n"
+	       " -H: hugepages: -t shared_hugetlb (upstream's memfd with MFD_HUGETLB)\n"
+	       " --json FILE: also write the options and figures as JSON to FILE\n");
+}
+
+/* Upstream's -m/-s take GiB; a size with a suffix is taken as is. */
+static uint64_t parse_gib_or_size(const char *what, const char *arg)
+{
+	uint64_t v;
+	const char *why;
+	long gib;
+
+	if (!try_parse_long(arg, 1, 1L << 20, &gib))
+		return (uint64_t)gib * GB;
+	if (try_parse_size(arg, &v, &why) || !v)
+		test_usage_error("Bad %s '%s': GiB as a number, or a size such as 512M", what, arg);
+	return v;
+}
+
+static void parse_args(int argc, char *argv[], struct mmu_params *p)
+{
+	static const struct option longopts[] = {
+		{ "json", required_argument, NULL, PERF_TEST_OPT_JSON },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct mmu_params defaults = *p;
+	int opt;
+
+	default_sizes(&defaults, false, false);
+
+	while ((opt = getopt_long(argc, argv, "hc:m:s:t:H", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			p->nr_vcpus = parse_long("vCPU count (-c)", optarg, 1, KVM_MAX_VCPUS);
+			break;
+		case 'm':
+			p->guest_mem = parse_gib_or_size("guest memory (-m)", optarg);
+			break;
+		case 's':
+			p->slot_size = parse_gib_or_size("slot size (-s)", optarg);
+			break;
+		case 't':
+			p->backing = parse_backing_src_type(optarg);
+			break;
+		case 'H':
+			p->backing = VM_MEM_SRC_SHARED_HUGETLB;
+			break;
+		case PERF_TEST_OPT_JSON:
+			p->json_path = optarg;
+			break;
+		default:
+			help(argv[0], &defaults);
+			exit(opt == 'h' ? KSFT_PASS : KSFT_FAIL);
+		}
+	}
+	if (optind < argc)
+		test_usage_error("Unexpected argument '%s'", argv[optind]);
+}
+
+static __guest_code void probe_guest_code(uint64_t gva)
+{
+	WRITE_ONCE(*(uint64_t *)gva, 1);
+	GUEST_SYNC(0);
+}
+
+/*
+ * Does this KVM fail KVM_RUN with EFAULT on a write to read-only host
+ * memory (as KVM's API says)?  A KVM that emulates the write as MMIO
+ * instead cannot run the ro stage: skip, saying so.
+ */
+static void probe_ro_write(void)
+{
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm = vm_create_with_one_vcpu(&vcpu, probe_guest_code);
+	uint64_t gpa = 1ULL << 30, gva = PERF_TEST_GVA, size = getpagesize();
+	int ret;
+
+	vm_userspace_mem_region_add(vm, VM_MEM_SRC_ANONYMOUS, gpa, 1, size / vm->page_size, 0);
+	vm_vaddr_reserve(vm, gva, size);
+	virt_pg_map(vm, gva, gpa);
+	vcpu_args_set(vcpu, 1, gva);
+	TEST_ASSERT(!mprotect(addr_gpa2hva(vm, gpa), size, PROT_READ), "mprotect(PROT_READ)");
+	do {
+		ret = __vcpu_run(vcpu);
+	} while (ret && errno == EINTR);
+	if (!ret && vcpu->run->exit_reason == KVM_EXIT_MMIO)
+		test_skip("This KVM emulates a guest write to read-only host memory as MMIO (KVM_EXIT_MMIO at GPA 0x%lx), not EFAULT from KVM_RUN: the ro stage cannot run",
+			  (unsigned long)vcpu->run->mmio.phys_addr);
+	kvm_vm_free(vm);
+}
+
+/* Usage errors first, then what the host lacks (skips). */
+static void check_params(struct mmu_params *p)
+{
+	uint64_t align = page_align(p), host;
+	const char *name = vm_mem_backing_src_alias(p->backing)->name;
+	int max;
+
+	if (p->slot_size % align)
+		test_usage_error("Slot size 0x%lx (-s) is not a multiple of the %s/guest page size 0x%lx",
+				 (unsigned long)p->slot_size, name, (unsigned long)align);
+	if (p->guest_mem < p->slot_size)
+		test_usage_error("Guest memory 0x%lx (-m) is less than one slot of 0x%lx (-s)",
+				 (unsigned long)p->guest_mem, (unsigned long)p->slot_size);
+	host = p->slot_size + victim_size(p);
+	/* hugetlb pages come from their pool, which backing_src_require() checks. */
+	if (!backing_src_is_hugetlb(p->backing) && host > mem_available())
+		test_usage_error("A slot of 0x%lx bytes (-s) and the unmap slot exceed MemAvailable, 0x%lx bytes",
+				 (unsigned long)p->slot_size, (unsigned long)mem_available());
+	if (p->guest_mem / vm_guest_mode(VM_MODE_DEFAULT)->page_size < (uint64_t)p->nr_vcpus)
+		test_usage_error("Guest memory 0x%lx (-m) has fewer pages than the %d vCPUs (-c)",
+				 (unsigned long)p->guest_mem, p->nr_vcpus);
+	if (!get_backing_src_pagesz(p->backing))
+		test_skip("Backing source %s is not supported by this host", name);
+	backing_src_require(p->backing, host);
+	close(open_kvm_dev_path_or_exit(O_RDWR));
+	max = kvm_check_cap(KVM_CAP_MAX_VCPUS);
+	if (max > 0 && p->nr_vcpus > max)
+		test_skip("%d vCPUs requested, KVM allows %d per VM", p->nr_vcpus, max);
+	if (kvm_check_cap(KVM_CAP_NR_MEMSLOTS) < 3)
+		test_skip("KVM allows fewer than 3 memslots (the binary, the buffer, the unmap slot)");
+	probe_ro_write();
+}
+
+/* Test memory at the top of guest-physical space, 1G-aligned for big pages. */
+static uint64_t place_test_mem(struct kvm_vm *vm, const struct mmu_params *p,
+			       uint64_t *alias_size)
+{
+	uint64_t top = (vm->max_gfn + 1) << vm->page_shift, align = GB, room;
+	struct userspace_mem_region *r0 = memslot2region(vm, 0);
+	uint64_t low = r0->region.guest_phys_addr + r0->region.memory_size;
+	int max = kvm_check_cap(KVM_CAP_NR_MEMSLOTS) - 2;
+
+	if (get_backing_src_pagesz(p->backing) > align)
+		align = get_backing_src_pagesz(p->backing);
+	room = top / 2 > low + align ? top / 2 : 0;
+	st.nr_slots = p->guest_mem / p->slot_size;
+	if (st.nr_slots > max)
+		st.nr_slots = max;
+	if (st.nr_slots > PERF_TEST_MAX_SLOTS - 2)
+		st.nr_slots = PERF_TEST_MAX_SLOTS - 2;
+	while (st.nr_slots > 1 && (uint64_t)st.nr_slots * p->slot_size + st.victim_size > room)
+		st.nr_slots--;
+	*alias_size = (uint64_t)st.nr_slots * p->slot_size;
+	TEST_ASSERT(*alias_size + st.victim_size + align <= room,
+		    "A slot of 0x%lx bytes does not fit in half of the %u-bit guest-physical space",
+		    (unsigned long)p->slot_size, vm->pa_bits);
+	if ((uint64_t)st.nr_slots < p->guest_mem / p->slot_size)
+		ksft_print_msg("Guest memory capped at %d slots (KVM's memslot limit or %u PA bits)\n",
+			       st.nr_slots, vm->pa_bits);
+	return ALIGN_DOWN(top - *alias_size - st.victim_size, align);
+}
+
+/* Each vCPU: an equal share of the aliased pages and of the victim's. */
+static void split_ranges(int nr_vcpus, uint64_t alias_size, uint64_t page_size)
+{
+	uint64_t pages = alias_size / page_size, vpages = st.victim_size / page_size;
+	int i;
+
+	for (i = 0; i < nr_vcpus; i++) {
+		mmu.r[i].start = pages * i / nr_vcpus * page_size;
+		mmu.r[i].end = pages * (i + 1) / nr_vcpus * page_size;
+		mmu.r[i].vstart = alias_size + vpages * i / nr_vcpus * page_size;
+		mmu.r[i].vend = alias_size + vpages * (i + 1) / nr_vcpus * page_size;
+	}
+}
+
+static void create_vm(const struct mmu_params *p)
+{
+	uint64_t page_size = vm_guest_mode(VM_MODE_DEFAULT)->page_size, alias_size, total, i;
+	struct kvm_vcpu *vcpu;
+	int slot;
+
+	st.victim_size = victim_size(p);
+	st.vm = __vm_create(VM_MODE_DEFAULT, p->nr_vcpus, 64 + 2 * (p->guest_mem / GB + 1));
+	st.gpa = place_test_mem(st.vm, p, &alias_size);
+	total = alias_size + st.victim_size;
+
+	st.buf.src_type = p->backing;
+	backing_region_map(&st.buf, p->slot_size);
+	/* As upstream: fault the buffer in, so guest faults find it present. */
+	for (i = 0; i < p->slot_size; i += getpagesize())
+		WRITE_ONCE(((uint8_t *)st.buf.host_mem)[i], 0xaa);
+	for (slot = 0; slot < st.nr_slots; slot++)
+		vm_set_user_memory_region(st.vm, 1 + slot, 0, st.gpa + slot * p->slot_size,
+					  p->slot_size, st.buf.host_mem);
+	vm_userspace_mem_region_add(st.vm, p->backing, st.gpa + alias_size, 1 + st.nr_slots,
+				    st.victim_size / page_size, 0);
+	st.victim = memslot2region(st.vm, 1 + st.nr_slots);
+	vm_vaddr_reserve(st.vm, PERF_TEST_GVA, total);
+	virt_map(st.vm, PERF_TEST_GVA, st.gpa, total / page_size);
+
+	mmu.gva = PERF_TEST_GVA;
+	mmu.slot_size = p->slot_size;
+	mmu.alias_size = alias_size;
+	mmu.page_size = page_size;
+	split_ranges(p->nr_vcpus, alias_size, page_size);
+	for (i = 0; i < (uint64_t)p->nr_vcpus; i++) {
+		vcpu = vm_vcpu_add(st.vm, i, guest_code);
+		vcpu_args_set(vcpu, 1, i);
+		perf_test_args.vcpu_args[i].vcpu = vcpu;
+		perf_test_args.vcpu_args[i].vcpu_idx = i;
+	}
+	perf_test_args.nr_vcpus = p->nr_vcpus;
+	sync_global_to_guest(st.vm, mmu);
+#ifdef KVM_CAP_MEMORY_FAULT_INFO
+	st.mf_info = kvm_has_cap(KVM_CAP_MEMORY_FAULT_INFO);
+#endif
+	ksft_print_msg("Running with 0x%lx bytes of guest memory (%d slots of 0x%lx sharing one %s buffer) and %d vCPUs; unmap slot 0x%lx bytes\n",
+		       (unsigned long)alias_size, st.nr_slots, (unsigned long)p->slot_size,
+		       vm_mem_backing_src_alias(p->backing)->name, p->nr_vcpus,
+		       (unsigned long)st.victim_size);
+	ksft_print_msg("EFAULTs: %s\n", st.mf_info ?
+		       "kvm_run.memory_fault checked where KVM fills it (KVM_CAP_MEMORY_FAULT_INFO)" :
+		       "KVM_RUN's errno only (no KVM_CAP_MEMORY_FAULT_INFO)");
+}
+
+/*
+ * The memory-fault exit, where KVM fills it (KVM_CAP_MEMORY_FAULT_INFO
+ * says it may): a page of the vCPU's own range.
+ */
+static bool check_memory_fault(struct perf_test_vcpu_args *va, uint64_t lo, uint64_t hi,
+			       char *err, size_t len)
+{
+#ifdef KVM_EXIT_MEMORY_FAULT
+	struct kvm_run *run = va->vcpu->run;
+	uint64_t gpa = run->memory_fault.gpa, size = run->memory_fault.size;
+
+	/* KVM may fill it (6.12 does not for a missing VMA write access). */
+	if (run->exit_reason != KVM_EXIT_MEMORY_FAULT)
+		return true;
+	if (gpa < st.gpa + lo || gpa + size > st.gpa + hi || !size) {
+		snprintf(err, len, "memory fault at GPA 0x%lx+0x%lx, outside the vCPU's range [0x%lx, 0x%lx)",
+			 (unsigned long)gpa, (unsigned long)size, (unsigned long)(st.gpa + lo),
+			 (unsigned long)(st.gpa + hi));
+		return false;
+	}
+	__atomic_add_fetch(&st.mf_exits, 1, __ATOMIC_RELAXED);
+#endif
+	return true;
+}
+
+/* ro and unmap: KVM_RUN must fail with EFAULT (the write the host took away). */
+static bool expect_efault(struct perf_test_vcpu_args *va, uint64_t pass, char *err, size_t len)
+{
+	struct mmu_range *r = &mmu.r[va->vcpu_idx];
+	bool ro = pass == ST_RO;
+	int ret;
+
+	/*
+	 * exit_reason stays as the last ucall left it: arm64 completes that
+	 * MMIO exit on this KVM_RUN only if it still says KVM_EXIT_MMIO.
+	 */
+	do {
+		ret = __vcpu_run(va->vcpu);
+	} while (ret && errno == EINTR);
+	if (!ret) {
+		/* Names the exit (a guest exception is kept for the report). */
+		if (perf_test_vcpu_sync(va, pass, err, len))
+			snprintf(err, len, "GUEST_SYNC(%lu)", (unsigned long)pass);
+		snprintf(err + strlen(err), len - strlen(err),
+			 ": KVM_RUN returned instead of failing with EFAULT on %s memory",
+			 ro ? "read-only" : "unmapped");
+		return false;
+	}
+	if (errno != EFAULT) {
+		snprintf(err, len, "%s: KVM_RUN failed with %s, expected EFAULT", ro ? "ro" : "unmap",
+			 strerror(errno));
+		return false;
+	}
+	__atomic_add_fetch(&st.efaults[!ro], 1, __ATOMIC_RELAXED);
+	return check_memory_fault(va, ro ? r->start : r->vstart, ro ? r->end : r->vend, err, len);
+}
+
+static bool mmu_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *err, size_t len)
+{
+	if (pass == ST_RO || pass == ST_UNMAP)
+		return expect_efault(va, pass, err, len);
+	return perf_test_vcpu_pass(va, pass, err, len);
+}
+
+static bool past_deadline(void *arg)
+{
+	return timespec_to_ns(timespec_now()) > *(uint64_t *)arg;
+}
+
+/*
+ * A pass that ends in GUEST_SYNC waits as long as the guest writes; one
+ * that ends in EFAULT gets the longer of 20 s and 20 sweeps (run2's time).
+ */
+static bool wait_pass(uint64_t pass, char *err, size_t len)
+{
+	bool efault = pass == ST_RO || pass == ST_UNMAP;
+	uint64_t timeout = st.sweep_ns * 20 > MMU_TIMEOUT_NS ? st.sweep_ns * 20 : MMU_TIMEOUT_NS;
+	uint64_t deadline = timespec_to_ns(timespec_now()) + timeout;
+
+	if (perf_test_wait_pass(pass, efault ? past_deadline : NULL, &deadline))
+		return true;
+	if (!err[0])
+		snprintf(err, len, "stage %lu: not every vCPU had its EFAULT within %lu s (KVM kept a mapping the host took away)",
+			 (unsigned long)pass, (unsigned long)(timeout / NSEC_PER_SEC));
+	return false;
+}
+
+/* Wait until every vCPU spins in @stage (its writes are about to fault). */
+static bool wait_spinning(uint64_t stage, int nr_vcpus, char *err, size_t len)
+{
+	uint64_t *spinning = addr_gva2hva(st.vm, (uint64_t)&mmu.spinning[0]);
+	uint64_t deadline = timespec_to_ns(timespec_now()) + MMU_TIMEOUT_NS;
+	int i;
+
+	for (i = 0; i < nr_vcpus; i++) {
+		while (READ_ONCE(spinning[i]) != stage) {
+			if (past_deadline(&deadline)) {
+				snprintf(err, len, "vCPU %d never reached stage %lu", i,
+					 (unsigned long)stage);
+				return false;
+			}
+			usleep(100);
+		}
+	}
+	return true;
+}
+
+/* Let the spinning vCPUs out of @stage (after a timeout too, to join them). */
+static void release(uint64_t stage)
+{
+	write_guest_global(st.vm, mmu.release, stage);
+}
+
+static bool remap_victim(char *err, size_t len)
+{
+	struct userspace_mem_region *r = st.victim;
+	int flags = r->fd >= 0 ? MAP_SHARED : vm_mem_backing_src_alias(r->src_type)->flags;
+	void *p = mmap(r->host_mem, st.victim_size, PROT_READ | PROT_WRITE, flags | MAP_FIXED,
+		       r->fd, 0);
+
+	if (p != r->host_mem) {
+		snprintf(err, len, "mmap(MAP_FIXED) of new memory for the unmap slot: %s",
+			 strerror(errno));
+		return false;
+	}
+	if (r->src_type == VM_MEM_SRC_ANONYMOUS_THP)
+		madvise(p, st.victim_size, MADV_HUGEPAGE);
+	else if (r->src_type == VM_MEM_SRC_ANONYMOUS)
+		madvise(p, st.victim_size, MADV_NOHUGEPAGE);
+	return true;
+}
+
+/* What a stage left: every page of [lo, hi) of @mem holds its pattern. */
+static bool check_pages(const uint8_t *mem, uint64_t lo, uint64_t hi, uint64_t stage,
+			const char *what, uint64_t *checked, char *err, size_t len)
+{
+	uint64_t off, got, want;
+
+	for (off = lo; off < hi; off += mmu.page_size) {
+		got = *(const uint64_t *)(mem + off - lo);
+		want = MMU_PATTERN(stage, key_of(off));
+		if (got != want) {
+			snprintf(err, len, "after stage %lu: %s at offset 0x%lx holds 0x%lx, expected 0x%lx",
+				 (unsigned long)stage, what, (unsigned long)(off - lo),
+				 (unsigned long)got, (unsigned long)want);
+			return false;
+		}
+		(*checked)++;
+	}
+	return true;
+}
+
+static bool check_buffer(uint64_t stage, uint64_t *checked, char *err, size_t len)
+{
+	return check_pages(st.buf.host_mem, 0, mmu.slot_size, stage, "the shared buffer",
+			   checked, err, len);
+}
+
+struct mmu_times {
+	uint64_t run1, run2, mprotect_ro, ro, mprotect_rw, rw, munmap, unmap, remap;
+	uint64_t checked;
+};
+
+static uint64_t since(struct timespec t)
+{
+	return timespec_to_ns(timespec_elapsed(t));
+}
+
+static bool run_pass(uint64_t pass, uint64_t *ns, char *err, size_t len)
+{
+	struct timespec start = timespec_now();
+
+	perf_test_next_pass();
+	if (!wait_pass(pass, err, len))
+		return false;
+	*ns = since(start);
+	return true;
+}
+
+static int make_read_only(void)
+{
+	return mprotect(st.buf.host_mem, mmu.slot_size, PROT_READ);
+}
+
+static int unmap_victim(void)
+{
+	return munmap(st.victim->host_mem, st.victim_size);
+}
+
+/*
+ * Pass @stage: once every vCPU spins writing, take the memory away
+ * (@take, named @what) and wait for every vCPU's EFAULT.  The times: of
+ * @take, and from its start to the last EFAULT.
+ */
+static bool take_away(uint64_t stage, int (*take)(void), const char *what,
+		      uint64_t *take_ns, uint64_t *fault_ns, char *err, size_t len)
+{
+	struct timespec start;
+	bool ok;
+
+	perf_test_next_pass();
+	if (!wait_spinning(stage, perf_test_args.nr_vcpus, err, len))
+		return false;
+	start = timespec_now();
+	if (take()) {
+		snprintf(err, len, "%s: %s", what, strerror(errno));
+		return false;
+	}
+	*take_ns = since(start);
+	ok = wait_pass(stage, err, len);
+	*fault_ns = since(start);
+	return ok;
+}
+
+/* The vCPUs spin writing; the buffer goes read-only under them. */
+static bool ro_phase(struct mmu_times *t, char *err, size_t len)
+{
+	struct timespec start;
+
+	if (!take_away(ST_RO, make_read_only, "mprotect(PROT_READ)", &t->mprotect_ro, &t->ro,
+		       err, len))
+		return false;
+	start = timespec_now();
+	if (mprotect(st.buf.host_mem, mmu.slot_size, PROT_READ | PROT_WRITE)) {
+		snprintf(err, len, "mprotect(PROT_READ | PROT_WRITE): %s", strerror(errno));
+		return false;
+	}
+	t->mprotect_rw = since(start);
+	release(ST_RO);
+	if (!run_pass(ST_RW, &t->rw, err, len))
+		return false;
+	t->rw += t->mprotect_rw;
+	return check_buffer(ST_RW, &t->checked, err, len);
+}
+
+/* The vCPUs spin writing the unmap slot; its memory goes away under them. */
+static bool unmap_phase(struct mmu_times *t, char *err, size_t len)
+{
+	if (!take_away(ST_UNMAP, unmap_victim, "munmap(the unmap slot's memory)", &t->munmap,
+		       &t->unmap, err, len) ||
+	    !remap_victim(err, len))
+		return false;
+	release(ST_UNMAP);
+	if (!run_pass(ST_REMAP, &t->remap, err, len))
+		return false;
+	return check_buffer(ST_REMAP, &t->checked, err, len) &&
+	       check_pages(st.victim->host_mem, mmu.alias_size, mmu.alias_size + st.victim_size,
+			   ST_REMAP, "the unmap slot's new memory", &t->checked, err, len);
+}
+
+static bool run_stages(struct mmu_times *t, struct timespec start, char *err, size_t len)
+{
+	if (!wait_pass(ST_RUN1, err, len))
+		return false;
+	t->run1 = since(start);
+	if (!run_pass(ST_RUN2, &t->run2, err, len) ||
+	    !check_buffer(ST_RUN2, &t->checked, err, len))
+		return false;
+	st.sweep_ns = t->run2;
+	return ro_phase(t, err, len) && unmap_phase(t, err, len);
+}
+
+/* After a failure: give the vCPUs back their memory and let them out. */
+static void unblock_vcpus(const struct mmu_params *p)
+{
+	char ignored[200];
+
+	mprotect(st.buf.host_mem, p->slot_size, PROT_READ | PROT_WRITE);
+	remap_victim(ignored, sizeof(ignored));
+	release(ST_UNMAP);
+}
+
+static void print_time(const char *what, uint64_t ns, const char *sep)
+{
+	printf("%s = %lu.%09lus%s", what, (unsigned long)(ns / NSEC_PER_SEC),
+	       (unsigned long)(ns % NSEC_PER_SEC), sep);
+}
+
+static void print_result(const struct mmu_params *p, const struct mmu_times *t)
+{
+	print_time("run1", t->run1, ", ");
+	print_time("run2", t->run2, ", ");
+	print_time("ro", t->ro, ", ");
+	print_time("rw", t->rw, ", ");
+	print_time("unmap", t->unmap, ", ");
+	print_time("remap", t->remap, "\n");
+	perf_report_opt_str("backing", vm_mem_backing_src_alias(p->backing)->name);
+	perf_report_opt_int("vcpus", p->nr_vcpus);
+	perf_report_opt_int("slots", st.nr_slots);
+	perf_report_opt_int("slot_bytes", p->slot_size);
+	perf_report_opt_int("guest_bytes", mmu.alias_size);
+	perf_report_opt_int("memory_fault_info", st.mf_info);
+	perf_report_u64("run1_ns", t->run1, "ns");
+	perf_report_u64("run2_ns", t->run2, "ns");
+	perf_report_u64("mprotect_ro_ns", t->mprotect_ro, "ns");
+	perf_report_u64("ro_ns", t->ro, "ns");
+	perf_report_u64("mprotect_rw_ns", t->mprotect_rw, "ns");
+	perf_report_u64("rw_ns", t->rw, "ns");
+	perf_report_u64("munmap_ns", t->munmap, "ns");
+	perf_report_u64("unmap_ns", t->unmap, "ns");
+	perf_report_u64("remap_ns", t->remap, "ns");
+	perf_report_u64("ro_efaults", st.efaults[0], "count");
+	perf_report_u64("unmap_efaults", st.efaults[1], "count");
+	perf_report_u64("memory_fault_exits", st.mf_exits, "count");
+	perf_report_u64("checked", t->checked, "pages");
+	perf_report_run_end("mmu_stress");
+}
+
+static void run_test(const struct mmu_params *p)
+{
+	struct perf_test_options o;
+	struct mmu_times t = { 0 };
+	struct timespec start;
+	char err[300] = "";
+	bool ok;
+
+	perf_test_options_init(&o, 0, p->nr_vcpus);
+	create_vm(p);
+	perf_report_stats_begin(st.vm);
+	start = timespec_now();
+	perf_test_start_threads(&o, mmu_vcpu_pass);
+	ok = run_stages(&t, start, err, sizeof(err));
+	if (!ok)
+		unblock_vcpus(p);
+	perf_test_join_threads();
+	TEST_ASSERT(ok, "%s", err);
+	perf_report_stats_end(st.vm);
+	TEST_ASSERT(st.efaults[0] == (uint64_t)p->nr_vcpus && st.efaults[1] == st.efaults[0],
+		    "EFAULTs: %lu in ro, %lu in unmap, for %d vCPUs", (unsigned long)st.efaults[0],
+		    (unsigned long)st.efaults[1], p->nr_vcpus);
+	print_result(p, &t);
+	/* The buffer goes away with its slots still in the VM, then the VM. */
+	backing_region_unmap(&st.buf);
+	perf_test_destroy_vm(st.vm);
+}
+
+int main(int argc, char *argv[])
+{
+	struct mmu_params p = { .backing = VM_MEM_SRC_SHMEM, .nr_vcpus = default_vcpus() };
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	parse_args(argc, argv, &p);
+	default_sizes(&p, p.guest_mem, p.slot_size);
+	check_params(&p);
+	perf_report_open("mmu_stress_test", p.json_path, argc, argv);
+	run_test(&p);
+	perf_report_close();
+	return KSFT_PASS;
+}
