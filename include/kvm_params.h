@@ -3,7 +3,7 @@
  * kvm_params: KVM's module parameters (/sys/module/kvm/parameters/NAME),
  * read, and written by tests that need a setting, each changed one put
  * back as it was when the test exits: on success, on a failed assert
- * (exit()) and on SIGINT/SIGTERM.
+ * (exit()) and on SIGINT/SIGTERM; never by a forked child's exit.
  */
 #ifndef SELFTEST_KVM_PARAMS_H
 #define SELFTEST_KVM_PARAMS_H

@@ -18,6 +18,7 @@ static struct {
 	char old[KVM_PARAM_LEN];
 } saved[MAX_SAVED];
 static volatile int nr_saved;
+static pid_t owner;		/* a forked child restores nothing */
 
 static void param_path(char *path, size_t len, const char *name)
 {
@@ -85,6 +86,8 @@ void kvm_params_restore(void)
 {
 	int i;
 
+	if (getpid() != owner)
+		return;
 	/* Newest first: a parameter set twice ends at its first value. */
 	for (i = nr_saved - 1; i >= 0; i--)
 		write_path(saved[i].path, saved[i].old);
@@ -107,6 +110,7 @@ static void arm_restore(void)
 	if (armed)
 		return;
 	armed = true;
+	owner = getpid();
 	TEST_ASSERT(!atexit(kvm_params_restore), "atexit");
 	sigemptyset(&sa.sa_mask);
 	TEST_ASSERT(!sigaction(SIGINT, &sa, NULL) && !sigaction(SIGTERM, &sa, NULL),
@@ -127,7 +131,7 @@ bool kvm_param_set(const char *name, const char *value, char *why, size_t len)
 	param_path(saved[i].path, sizeof(saved[i].path), name);
 	snprintf(saved[i].old, sizeof(saved[i].old), "%s", old);
 	if (!write_path(saved[i].path, value)) {
-		snprintf(why, len, "/sys/module/kvm/parameters/%s is read-only here (%s)", name,
+		snprintf(why, len, "/sys/module/kvm/parameters/%s cannot be written here (%s)", name,
 			 strerror(errno));
 		return false;
 	}
