@@ -53,7 +53,7 @@ TEST_GEN_PROGS := $(sort $(patsubst %.c,%,$(wildcard *.c) \
 # kselftest list (they run for minutes under emulation); vm/suite runs
 # them, and so can anyone: ./demand_paging_cases.sh
 TEST_PROGS_EXTENDED := demand_paging_cases.sh dirty_log_cases.sh eventfd_cases.sh \
-		       fault_cases.sh
+		       fault_cases.sh dirty_log_page_splitting_cases.sh nx_huge_pages_cases.sh
 # What those scripts source.
 TEST_FILES := cases_lib.sh
 

@@ -26,6 +26,7 @@
 #include <getopt.h>
 
 #include "eager_split.h"
+#include "fault_inject.h"
 #include "perf_report.h"
 #include "perf_test_dirty.h"
 #include "perf_test_util.h"
@@ -563,7 +564,8 @@ static void run_one(enum vm_guest_mode mode, struct split_params *p, bool eager,
 
 	if (p->eager.settable)
 		TEST_ASSERT(eager_split_select(eager, err, sizeof(err)), "%s", err);
-	r.expect_eager = eager && p->eager.kvm_splits;
+	/* KVM_SELFTEST_FAIL=split_expect: the checks must catch the wrong model. */
+	r.expect_eager = (eager && p->eager.kvm_splits) ^ fault_inject("split_expect");
 	r.huge_size = get_backing_src_pagesz(p->o.backing);
 	p->o.vm_init = eager_split_vm_init;
 	vm = perf_test_create_vm(mode, &p->o);
