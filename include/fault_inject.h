@@ -6,6 +6,8 @@
  *   pthread_create  test_thread_create() fails with EAGAIN
  *   uffd_reader     a uffd reader fails the fault it read
  *   guest_assert    vCPU 0 of a perf test fails a GUEST_ASSERT mid-pass
+ *   split_expect    dirty_log_page_splitting_test expects the other splitting
+ *   nx_expect       nx_huge_pages_test expects the other VM's stats at a step
  */
 #ifndef SELFTEST_KVM_FAULT_INJECT_H
 #define SELFTEST_KVM_FAULT_INJECT_H

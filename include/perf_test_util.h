@@ -81,6 +81,7 @@ struct perf_test_options {
 	int nr_slots;			/* -x (tests that offer it) */
 	uint32_t dirty_ring_bytes;	/* set by the test: a dirty ring (bytes) per vCPU */
 	void *guest_code;		/* set by the test: its own guest code(vcpu_idx), NULL: the walker */
+	void (*vm_init)(struct kvm_vm *vm);	/* set by the test: on the VM before any memslot */
 	const char *json_path;		/* --json */
 	/* Filled in by perf_test_options_check(). */
 	bool pin;
@@ -166,6 +167,8 @@ void perf_test_start_threads(const struct perf_test_options *o, perf_test_pass_f
  */
 bool perf_test_wait_pass(uint64_t pass, bool (*abort)(void *arg), void *arg);
 void perf_test_next_pass(void);
+/* Start pass @pass and wait for it: false if it did not complete; its time. */
+bool perf_test_run_pass(uint64_t pass, uint64_t *ns);
 /* Stop and join every thread, then fail the test if one failed. */
 void perf_test_join_threads(void);
 

@@ -136,5 +136,9 @@ void backing_src_help(FILE *out, const char *flag);
 void backing_src_require(uint32_t type, uint64_t size);
 size_t get_def_hugetlb_pagesz(void);
 size_t get_trans_hugepagesz(void);
+/* /proc/meminfo's @key (a "kB" line) in bytes; false if it has none. */
+bool meminfo_read(const char *key, uint64_t *bytes);
+/* Bytes of transparent huge pages in the mapping holding @addr (smaps). */
+uint64_t backing_thp_bytes(const void *addr);
 
 #endif /* SELFTEST_KVM_TEST_UTIL_H */

@@ -68,24 +68,48 @@ bool read_sys_line(const char *path, char *buf, size_t len)
 	return ok;
 }
 
-uint64_t meminfo_kb(const char *key)
+bool meminfo_read(const char *key, uint64_t *bytes)
 {
 	unsigned long long v = 0;
 	char line[128];
 	size_t len = strlen(key);
 	FILE *f = fopen("/proc/meminfo", "r");
+	bool found = false;
 
 	if (!f)
-		return 0;
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, key, len) && line[len] == ':' &&
+			sscanf(line + len + 1, "%llu", &v) == 1;
+	fclose(f);
+	*bytes = v * KB;
+	return found;
+}
+
+uint64_t meminfo_kb(const char *key)
+{
+	uint64_t v;
+
+	return meminfo_read(key, &v) ? v / KB : 0;
+}
+
+/* The VMA of /proc/self/smaps holding @addr: its AnonHugePages. */
+uint64_t backing_thp_bytes(const void *addr)
+{
+	unsigned long start, end, kb = 0;
+	bool in = false;
+	char line[256];
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	TEST_ASSERT(f, "Opening /proc/self/smaps");
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, len) && line[len] == ':') {
-			if (sscanf(line + len + 1, "%llu", &v) != 1)
-				v = 0;
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)addr >= start && (uintptr_t)addr < end;
+		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
 			break;
-		}
 	}
 	fclose(f);
-	return v;
+	return in ? kb * KB : 0;
 }
 
 size_t get_def_hugetlb_pagesz(void)

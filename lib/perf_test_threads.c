@@ -232,6 +232,17 @@ void perf_test_next_pass(void)
 	pthread_mutex_unlock(&pt.lock);
 }
 
+bool perf_test_run_pass(uint64_t pass, uint64_t *ns)
+{
+	struct timespec start = timespec_now();
+	bool done;
+
+	perf_test_next_pass();
+	done = perf_test_wait_pass(pass, NULL, NULL);
+	*ns = timespec_to_ns(timespec_elapsed(start));
+	return done;
+}
+
 void perf_test_join_threads(void)
 {
 	struct perf_test_thread *t;

@@ -227,6 +227,8 @@ struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
 	/* Before any vCPU, and any memslot for the bitmap that may back it. */
 	if (o->dirty_ring_bytes)
 		vm_enable_dirty_ring(vm, o->dirty_ring_bytes);
+	if (o->vm_init)
+		o->vm_init(vm);
 	vm_create_populate(vm, o->nr_vcpus, extra);
 	pta->vm = vm;
 	pta->gva = PERF_TEST_GVA;

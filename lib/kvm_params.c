@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kvm_params: reading and (temporarily) writing KVM's module parameters.
+ *
+ * The restore runs from atexit() and from a signal handler, so it only
+ * uses open/write/close on what kvm_param_set() saved beforehand.
+ */
+#include <fcntl.h>
+#include <signal.h>
+
+#include "kvm_params.h"
+#include "test_util.h"
+
+#define MAX_SAVED	8
+
+static struct {
+	char path[128];
+	char old[KVM_PARAM_LEN];
+} saved[MAX_SAVED];
+static volatile int nr_saved;
+static pid_t owner;		/* a forked child restores nothing */
+
+static void param_path(char *path, size_t len, const char *name)
+{
+	snprintf(path, len, "/sys/module/kvm/parameters/%s", name);
+}
+
+bool kvm_param_read(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	FILE *f;
+	bool ok;
+
+	param_path(path, sizeof(path), name);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	ok = fgets(buf, len, f);
+	fclose(f);
+	if (!ok)
+		return false;
+	buf[strcspn(buf, "\n")] = 0;
+	return true;
+}
+
+int kvm_param_bool(const char *name)
+{
+	char v[KVM_PARAM_LEN];
+
+	if (!kvm_param_read(name, v, sizeof(v)))
+		return -1;
+	if (!strcmp(v, "Y") || !strcmp(v, "1"))
+		return 1;
+	if (!strcmp(v, "N") || !strcmp(v, "0"))
+		return 0;
+	return -1;
+}
+
+long kvm_param_long(const char *name, long dflt)
+{
+	char v[KVM_PARAM_LEN], *end;
+	long n;
+
+	if (!kvm_param_read(name, v, sizeof(v)))
+		return dflt;
+	errno = 0;
+	n = strtol(v, &end, 0);
+	return errno || end == v || *end ? dflt : n;
+}
+
+static bool write_path(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY), err;
+	ssize_t n, len = strlen(value);
+
+	if (fd < 0)
+		return false;
+	n = write(fd, value, len);
+	err = errno;
+	close(fd);
+	errno = n < 0 ? err : EIO;
+	return n == len;
+}
+
+void kvm_params_restore(void)
+{
+	int i;
+
+	if (getpid() != owner)
+		return;
+	/* Newest first: a parameter set twice ends at its first value. */
+	for (i = nr_saved - 1; i >= 0; i--)
+		write_path(saved[i].path, saved[i].old);
+	nr_saved = 0;
+}
+
+static void restore_on_signal(int sig)
+{
+	kvm_params_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Once, before the first change: restore at exit and on a signal. */
+static void arm_restore(void)
+{
+	struct sigaction sa = { .sa_handler = restore_on_signal };
+	static bool armed;
+
+	if (armed)
+		return;
+	armed = true;
+	owner = getpid();
+	TEST_ASSERT(!atexit(kvm_params_restore), "atexit");
+	sigemptyset(&sa.sa_mask);
+	TEST_ASSERT(!sigaction(SIGINT, &sa, NULL) && !sigaction(SIGTERM, &sa, NULL),
+		    "sigaction(SIGINT, SIGTERM)");
+}
+
+bool kvm_param_set(const char *name, const char *value, char *why, size_t len)
+{
+	char old[KVM_PARAM_LEN];
+	int i = nr_saved;
+
+	if (!kvm_param_read(name, old, sizeof(old))) {
+		snprintf(why, len, "KVM has no parameter %s", name);
+		return false;
+	}
+	TEST_ASSERT(i < MAX_SAVED, "More than %d KVM parameters changed", MAX_SAVED);
+	arm_restore();
+	param_path(saved[i].path, sizeof(saved[i].path), name);
+	snprintf(saved[i].old, sizeof(saved[i].old), "%s", old);
+	if (!write_path(saved[i].path, value)) {
+		snprintf(why, len, "/sys/module/kvm/parameters/%s cannot be written here (%s)", name,
+			 strerror(errno));
+		return false;
+	}
+	nr_saved = i + 1;
+	return true;
+}
