@@ -13,6 +13,7 @@
 # usage: dirty_log_page_splitting_cases.sh [PATH_TO_dirty_log_page_splitting_test]
 
 TEST=${1:-$(dirname "$0")/dirty_log_page_splitting_test}
+DIR=$(dirname "$TEST")
 SUMMARY='^# Mapping checks: '
 # shellcheck source=cases_lib.sh
 . "$(dirname "$0")/cases_lib.sh"
@@ -55,11 +56,9 @@ cases() {
 	elif [ -n "$nocheck" ]; then
 		skip "$nocheck" KVM_SELFTEST_FAIL=split_expect
 	else
-		export KVM_SELFTEST_FAIL=split_expect
 		for e in eager lazy; do
-			run "splitting, due at" -m "$M" -g -E $e -b 2M
+			fault split_expect "splitting, due at" "${TEST##*/}" -m "$M" -g -E $e -b 2M
 		done
-		unset KVM_SELFTEST_FAIL
 	fi
 	check_param "$before"
 

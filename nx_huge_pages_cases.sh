@@ -11,6 +11,7 @@
 # usage: nx_huge_pages_cases.sh [PATH_TO_nx_huge_pages_test]
 
 TEST=${1:-$(dirname "$0")/nx_huge_pages_test}
+DIR=$(dirname "$TEST")
 SUMMARY='^# Totals'
 # shellcheck source=cases_lib.sh
 . "$(dirname "$0")/cases_lib.sh"
@@ -52,9 +53,8 @@ cases() {
 	if [ -n "$skipped" ]; then
 		skip "$skipped" KVM_SELFTEST_FAIL=nx_expect:3
 	else
-		export KVM_SELFTEST_FAIL=nx_expect:3
-		run "After execute page 0 (mitigation disabled for the VM)" -p 20
-		unset KVM_SELFTEST_FAIL
+		fault nx_expect:3 "After execute page 0 (mitigation disabled for the VM)" \
+		      "${TEST##*/}" -p 20
 	fi
 	check_params "$before"
 
