@@ -41,16 +41,14 @@ cases() {
 	nocheck=$(printf '%s\n' "$probe" | sed -n 's/^# Mapping checks: skipped: //p' | head -n1)
 	skipped=$(printf '%s\n' "$probe" | sed -n 's/.*# SKIP //p' | head -n1)
 
-	run ok -m "$M"
-	run ok -m "$M" -g -E eager
-	run ok -m "$M" -g -E lazy
-	run ok -m "$M" -b 4M -v 1 -x 1
-	run ok -m "$M" -b 2M -v 3 -x 3
-	run ok -m "$M" -b 4M -v 2 -o -g
-	run ok -m "$M" -s anonymous_thp -b 4M -g
-	run ok -m "$M" -s shared_hugetlb -b 4M -g
+	run ok -m "$M" -b 4M
+	run ok -m "$M" -b 2M -g -E eager
+	run ok -m "$M" -b 2M -g -E lazy
+	run ok -m "$M" -b 2M -v 3 -x 3 -g
+	run ok -m "$M" -b 2M -o -g -E eager
+	run ok -m "$M" -s anonymous_thp -b 4M -v 1 -g -E lazy
+	run ok -m "$M" -s shared_hugetlb -b 2M -g -E eager
 	run ok -m "$M" -s anonymous_hugetlb_1gb -b 1G -v 1 -x 1 -g
-	run ok -b 2M -v 1 -x 1 -g
 	if [ -n "$skipped" ]; then
 		skip "$skipped" KVM_SELFTEST_FAIL=split_expect
 	elif [ -n "$nocheck" ]; then
