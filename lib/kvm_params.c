@@ -17,7 +17,7 @@ static struct {
 	char path[128];
 	char old[KVM_PARAM_LEN];
 } saved[MAX_SAVED];
-static volatile int nr_saved;
+static int nr_saved;
 static pid_t owner;		/* a forked child restores nothing */
 
 static void param_path(char *path, size_t len, const char *name)
@@ -91,7 +91,7 @@ void kvm_params_restore(void)
 	/* Newest first, as the parameters were changed. */
 	for (i = nr_saved - 1; i >= 0; i--)
 		write_path(saved[i].path, saved[i].old);
-	nr_saved = 0;
+	WRITE_ONCE(nr_saved, 0);
 }
 
 static void restore_on_signal(int sig)
@@ -142,6 +142,6 @@ bool kvm_param_set(const char *name, const char *value, char *why, size_t len)
 		return false;
 	}
 	if (i == nr_saved)
-		nr_saved = i + 1;
+		WRITE_ONCE(nr_saved, i + 1);
 	return true;
 }
