@@ -10,6 +10,7 @@
 #                       bad input must print first on stderr, with exit 1.
 #   skip REASON ARGS... a case this host cannot express, with the reason.
 #   fault SITE PATTERN TEST ARGS...  fault injection (include/fault_inject.h)
+#   same WHAT BEFORE NOW  NOW must equal BEFORE (settings put back)
 #
 # A case still running after CASE_TIMEOUT seconds (default 120) is killed,
 # its threads' kernel stacks shown, and fails.  CASES_ONLY=PATTERN (grep
@@ -97,6 +98,19 @@ fault() {
 		FAILED=$((FAILED + 1))
 		echo "not ok $N $site: $prog $* # exit $rc, expected 1 and '$pattern'"
 		sed 's/^/#   /' "$OUT" "$ERR"
+	fi
+}
+
+# same WHAT BEFORE NOW: a case of its own, that NOW is still BEFORE (e.g.
+# settings a test changes and must put back).
+same() {
+	N=$((N + 1))
+	if [ "$3" = "$2" ]; then
+		PASSED=$((PASSED + 1))
+		echo "ok $N $1 put back: $3"
+	else
+		FAILED=$((FAILED + 1))
+		echo "not ok $N $1 now: $3; before: $2"
 	fi
 }
 

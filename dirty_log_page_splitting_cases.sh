@@ -20,21 +20,6 @@ SUMMARY='^# Mapping checks: '
 
 PARAM=/sys/module/kvm/parameters/eager_page_split
 
-# check_param BEFORE: a TAP line, the parameter as it was before the cases.
-check_param() {
-	N=$((N + 1))
-	now=$(cat "$PARAM" 2>/dev/null || echo absent)
-	if [ "$now" = absent ]; then
-		echo "ok $N eager_page_split put back # SKIP no kvm parameter eager_page_split here"
-	elif [ "$now" = "$1" ]; then
-		PASSED=$((PASSED + 1))
-		echo "ok $N eager_page_split put back: $now"
-	else
-		FAILED=$((FAILED + 1))
-		echo "not ok $N eager_page_split is $now, was $1 before the cases"
-	fi
-}
-
 cases() {
 	M=$("$TEST" -h | sed -n 's/^ *\([0-9][0-9]*\): PA-bits.*/\1/p' | head -n1)
 	before=$(cat "$PARAM" 2>/dev/null || echo absent)
@@ -60,7 +45,12 @@ cases() {
 			fault split_expect "splitting, due at" "${TEST##*/}" -m "$M" -g -E $e -b 2M
 		done
 	fi
-	check_param "$before"
+	now=$(cat "$PARAM" 2>/dev/null || echo absent)
+	if [ "$now" = absent ]; then
+		skip "no kvm parameter eager_page_split here" eager_page_split put back
+	else
+		same "kvm parameter eager_page_split" "$before" "$now"
+	fi
 
 	run "has no huge pages to split" -s anonymous
 	run "is not for this test" -n

@@ -89,8 +89,10 @@ struct split_run {
 
 static struct perf_test_dirty dirty;
 
-static void help(const char *name, const struct split_params *d)
+static void help(const char *name, const void *arg)
 {
+	const struct split_params *d = arg;
+
 	printf("usage: %s [-h] [-m mode] [-b size] [-v vcpus] [-o] [-s type] [-x memslots]\n"
 	       "          [-c cpus] [-B] [-N node] [-p offset] [-g] [-E eager|lazy] [--json file]\n",
 	       name);
@@ -128,22 +130,8 @@ static void parse_args(int argc, char *argv[], struct split_params *p)
 	struct split_params defaults = *p;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "h" PERF_TEST_OPTSTRING "x:gE:",
-				  perf_test_long_options, NULL)) != -1) {
-		if (perf_test_parse_opt(&p->o, opt, optarg))
-			continue;
-		if (opt == 'h') {
-			help(argv[0], &defaults);
-			exit(KSFT_PASS);
-		}
-		if (opt == '?') {
-			help(argv[0], &defaults);
-			exit(KSFT_FAIL);
-		}
+	while ((opt = perf_test_getopt(argc, argv, "x:gE:", &p->o, help, &defaults)) != -1)
 		parse_opt(p, opt, optarg);
-	}
-	if (optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
 }
 
 /* Usage errors first, then what the host lacks. */

@@ -28,19 +28,6 @@ params() {
 	done
 }
 
-# check_params BEFORE: a TAP line, the parameters as they were before.
-check_params() {
-	N=$((N + 1))
-	now=$(params)
-	if [ "$now" = "$1" ]; then
-		PASSED=$((PASSED + 1))
-		echo "ok $N parameters put back: $now"
-	else
-		FAILED=$((FAILED + 1))
-		echo "not ok $N parameters now: $now; before: $1"
-	fi
-}
-
 cases() {
 	before=$(params)
 	skipped=$("$TEST" -p 20 | sed -n 's/.*# SKIP //p' | head -n1)
@@ -49,14 +36,14 @@ cases() {
 	run ok -p 20
 	run ok -p 250 -r
 	run ok -t 887563923 -p 100 -r
-	check_params "$before"
+	same "kvm parameters" "$before" "$(params)"
 	if [ -n "$skipped" ]; then
 		skip "$skipped" KVM_SELFTEST_FAIL=nx_expect:3
 	else
 		fault nx_expect:3 "After execute page 0 (mitigation disabled for the VM)" \
 		      "${TEST##*/}" -p 20
 	fi
-	check_params "$before"
+	same "kvm parameters" "$before" "$(params)"
 
 	run "Invalid recovery period" -p 0
 	run "Invalid recovery period" -p x
