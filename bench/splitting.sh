@@ -42,7 +42,7 @@ guest_loop() {
 	cat <<LOOP
 run() {
 $(bench_guest_watch dirty_log_page_splitting_test $RUN_TIMEOUT)
-  grep '^RESULT ' /tmp/out || { echo "RESULT failed \$*"; tail -5 /tmp/out; }
+  grep -E '^RESULT |^# Eager splitting' /tmp/out || { echo "RESULT failed \$*"; tail -5 /tmp/out; }
 }
 m=\$(./dirty_log_page_splitting_test -h | sed -n 's/^ *\([0-9][0-9]*\): PA-bits.*/\1/p' | head -n1)
 for rep in \$(seq $RUNS); do
