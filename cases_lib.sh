@@ -9,6 +9,8 @@
 #   run EXPECT ARGS...  EXPECT is "ok" (exit 0, or 4 = skip) or the text a
 #                       bad input must print first on stderr, with exit 1.
 #   skip REASON ARGS... a case this host cannot express, with the reason.
+#   fault SITE PATTERN TEST ARGS...  fault injection (include/fault_inject.h)
+#   same WHAT BEFORE NOW  NOW must equal BEFORE (settings put back)
 #
 # A case still running after CASE_TIMEOUT seconds (default 120) is killed,
 # its threads' kernel stacks shown, and fails.  CASES_ONLY=PATTERN (grep
@@ -79,6 +81,43 @@ run() {
 	FAILED=$((FAILED + 1))
 	echo "not ok $N $* # exit $rc, expected $expect"
 	sed 's/^/#   /' "$OUT" "$ERR"
+}
+
+# fault SITE PATTERN TEST ARGS...: KVM_SELFTEST_FAIL=SITE; DIR/TEST must
+# exit 1 with PATTERN on stderr (anywhere: an assert's reason is its last
+# line).  A script using it sets DIR.
+fault() {
+	site=$1 pattern=$2 prog=$3
+	shift 3
+	N=$((N + 1))
+	KVM_SELFTEST_FAIL=$site "$DIR/$prog" "$@" >"$OUT" 2>"$ERR" </dev/null &
+	pid=$!
+	watch_case $pid
+	wait $pid
+	rc=$?
+	if [ $rc -eq 4 ]; then
+		echo "ok $N $site: $prog $* # SKIP $(grep -m1 SKIP "$OUT" | sed 's/.*# SKIP //')"
+	elif [ $rc -eq 1 ] && grep -q -- "$pattern" "$ERR"; then
+		PASSED=$((PASSED + 1))
+		echo "ok $N $site: $prog $* # exit 1: $(grep -m1 -- "$pattern" "$ERR" | sed 's/^ *//')"
+	else
+		FAILED=$((FAILED + 1))
+		echo "not ok $N $site: $prog $* # exit $rc, expected 1 and '$pattern'"
+		sed 's/^/#   /' "$OUT" "$ERR"
+	fi
+}
+
+# same WHAT BEFORE NOW: a case of its own, that NOW is still BEFORE (e.g.
+# settings a test changes and must put back).
+same() {
+	N=$((N + 1))
+	if [ "$3" = "$2" ]; then
+		PASSED=$((PASSED + 1))
+		echo "ok $N $1 put back: $3"
+	else
+		FAILED=$((FAILED + 1))
+		echo "not ok $N $1 now: $3; before: $2"
+	fi
 }
 
 skip() {

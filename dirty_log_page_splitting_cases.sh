@@ -13,24 +13,12 @@
 # usage: dirty_log_page_splitting_cases.sh [PATH_TO_dirty_log_page_splitting_test]
 
 TEST=${1:-$(dirname "$0")/dirty_log_page_splitting_test}
+DIR=$(dirname "$TEST")
 SUMMARY='^# Mapping checks: '
 # shellcheck source=cases_lib.sh
 . "$(dirname "$0")/cases_lib.sh"
 
 PARAM=/sys/module/kvm/parameters/eager_page_split
-
-# check_param BEFORE: a TAP line, the parameter as it was before the cases.
-check_param() {
-	N=$((N + 1))
-	now=$(cat "$PARAM" 2>/dev/null || echo absent)
-	if [ "$now" = "$1" ]; then
-		PASSED=$((PASSED + 1))
-		echo "ok $N eager_page_split put back: $now"
-	else
-		FAILED=$((FAILED + 1))
-		echo "not ok $N eager_page_split is $now, was $1 before the cases"
-	fi
-}
 
 cases() {
 	M=$("$TEST" -h | sed -n 's/^ *\([0-9][0-9]*\): PA-bits.*/\1/p' | head -n1)
@@ -40,28 +28,29 @@ cases() {
 	nocheck=$(printf '%s\n' "$probe" | sed -n 's/^# Mapping checks: skipped: //p' | head -n1)
 	skipped=$(printf '%s\n' "$probe" | sed -n 's/.*# SKIP //p' | head -n1)
 
-	run ok -m "$M"
-	run ok -m "$M" -g -E eager
-	run ok -m "$M" -g -E lazy
-	run ok -m "$M" -b 4M -v 1 -x 1
-	run ok -m "$M" -b 2M -v 3 -x 3
-	run ok -m "$M" -b 4M -v 2 -o -g
-	run ok -m "$M" -s anonymous_thp -b 4M -g
-	run ok -m "$M" -s shared_hugetlb -b 4M -g
+	run ok -m "$M" -b 4M
+	run ok -m "$M" -b 2M -g -E eager
+	run ok -m "$M" -b 2M -g -E lazy
+	run ok -m "$M" -b 2M -v 3 -x 3 -g
+	run ok -m "$M" -b 2M -o -g -E eager
+	run ok -m "$M" -s anonymous_thp -b 4M -v 1 -g -E lazy
+	run ok -m "$M" -s shared_hugetlb -b 2M -g -E eager
 	run ok -m "$M" -s anonymous_hugetlb_1gb -b 1G -v 1 -x 1 -g
-	run ok -b 2M -v 1 -x 1 -g
 	if [ -n "$skipped" ]; then
 		skip "$skipped" KVM_SELFTEST_FAIL=split_expect
 	elif [ -n "$nocheck" ]; then
 		skip "$nocheck" KVM_SELFTEST_FAIL=split_expect
 	else
-		export KVM_SELFTEST_FAIL=split_expect
 		for e in eager lazy; do
-			run "splitting, due at" -m "$M" -g -E $e -b 2M
+			fault split_expect "splitting, due at" "${TEST##*/}" -m "$M" -g -E $e -b 2M
 		done
-		unset KVM_SELFTEST_FAIL
 	fi
-	check_param "$before"
+	now=$(cat "$PARAM" 2>/dev/null || echo absent)
+	if [ "$now" = absent ]; then
+		skip "no kvm parameter eager_page_split here" eager_page_split put back
+	else
+		same "kvm parameter eager_page_split" "$before" "$now"
+	fi
 
 	run "has no huge pages to split" -s anonymous
 	run "is not for this test" -n

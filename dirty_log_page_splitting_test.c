@@ -22,11 +22,11 @@
  * The runs: eager and lazy splitting (where the test may choose), each
  * without and with manual protect.
  */
-#include <fcntl.h>
 #include <getopt.h>
 
 #include "eager_split.h"
 #include "fault_inject.h"
+#include "kvm_mappings.h"
 #include "perf_report.h"
 #include "perf_test_dirty.h"
 #include "perf_test_util.h"
@@ -61,8 +61,8 @@ enum counter { CNT_NONE, CNT_STATS, CNT_TABLES };
 
 struct mappings {
 	bool taken;
-	uint64_t pages_4k, pages_2m, pages_1g;	/* CNT_STATS */
-	uint64_t tables;			/* CNT_TABLES: page-table pages */
+	struct kvm_mappings k;		/* CNT_STATS */
+	uint64_t tables;		/* CNT_TABLES: page-table pages */
 };
 
 struct split_params {
@@ -89,8 +89,10 @@ struct split_run {
 
 static struct perf_test_dirty dirty;
 
-static void help(const char *name, const struct split_params *d)
+static void help(const char *name, const void *arg)
 {
+	const struct split_params *d = arg;
+
 	printf("usage: %s [-h] [-m mode] [-b size] [-v vcpus] [-o] [-s type] [-x memslots]\n"
 	       "          [-c cpus] [-B] [-N node] [-p offset] [-g] [-E eager|lazy] [--json file]\n",
 	       name);
@@ -128,22 +130,8 @@ static void parse_args(int argc, char *argv[], struct split_params *p)
 	struct split_params defaults = *p;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "h" PERF_TEST_OPTSTRING "x:gE:",
-				  perf_test_long_options, NULL)) != -1) {
-		if (perf_test_parse_opt(&p->o, opt, optarg))
-			continue;
-		if (opt == 'h') {
-			help(argv[0], &defaults);
-			exit(KSFT_PASS);
-		}
-		if (opt == '?') {
-			help(argv[0], &defaults);
-			exit(KSFT_FAIL);
-		}
+	while ((opt = perf_test_getopt(argc, argv, "x:gE:", &p->o, help, &defaults)) != -1)
 		parse_opt(p, opt, optarg);
-	}
-	if (optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
 }
 
 /* Usage errors first, then what the host lacks. */
@@ -178,36 +166,6 @@ static void check_params(struct split_params *p)
 			  p->eager.current ? "on" : "off", p->eager.why);
 }
 
-/* Page-table memory of every KVM on the host, exact (per-CPU counts folded). */
-static bool read_tables(uint64_t *pages)
-{
-	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
-	bool refreshed = fd >= 0 && write(fd, "1", 1) == 1;
-	uint64_t bytes;
-
-	if (fd >= 0)
-		close(fd);
-	if (!refreshed || !meminfo_read("SecPageTables", &bytes))
-		return false;
-	*pages = bytes / getpagesize();
-	return true;
-}
-
-static bool read_stats(struct kvm_vm *vm, struct mappings *m)
-{
-	struct kvm_stats_snapshot s = { 0 };
-	bool ok;
-
-	if (!kvm_has_cap(KVM_CAP_BINARY_STATS_FD))
-		return false;
-	kvm_stats_snapshot_add(&s, vm->fd);
-	ok = kvm_stats_snapshot_find(&s, "pages_4k", &m->pages_4k) &&
-	     kvm_stats_snapshot_find(&s, "pages_2m", &m->pages_2m) &&
-	     kvm_stats_snapshot_find(&s, "pages_1g", &m->pages_1g);
-	kvm_stats_snapshot_free(&s);
-	return ok;
-}
-
 /* Test memory the host backs with huge pages: all of hugetlb, THP as given. */
 static uint64_t host_huge_bytes(struct kvm_vm *vm)
 {
@@ -231,10 +189,10 @@ static uint64_t host_huge_bytes(struct kvm_vm *vm)
  */
 static void choose_counter(struct kvm_vm *vm, struct split_run *r)
 {
-	struct mappings m = { 0 };
+	struct kvm_mappings m = { 0 };
 	uint64_t tables;
 
-	if (read_stats(vm, &m)) {
+	if (kvm_mappings_read(vm, &m)) {
 		if (m.pages_4k + m.pages_2m + m.pages_1g)
 			r->counter = CNT_STATS;
 		else
@@ -242,7 +200,7 @@ static void choose_counter(struct kvm_vm *vm, struct split_run *r)
 				 "this KVM's pages_4k/2m/1g stats stay 0 while the guest maps memory");
 		return;
 	}
-	if (read_tables(&tables) && tables > r->tables_before) {
+	if (kvm_page_tables_read(&tables) && tables > r->tables_before) {
 		r->counter = CNT_TABLES;
 		return;
 	}
@@ -257,9 +215,9 @@ static void snap(struct kvm_vm *vm, struct split_run *r, enum stage s, uint64_t 
 	r->ns[s] = ns;
 	m->taken = true;
 	if (r->counter == CNT_STATS)
-		read_stats(vm, m);
+		kvm_mappings_read(vm, &m->k);
 	else if (r->counter == CNT_TABLES)
-		read_tables(&m->tables);
+		kvm_page_tables_read(&m->tables);
 }
 
 /* Tables the guest's writes freed go back to the host after an RCU grace period. */
@@ -361,8 +319,8 @@ static void print_stage(const struct split_run *r, enum stage s)
 	printf("%s time: %lu.%09lus", stage_text[s], (unsigned long)(r->ns[s] / NSEC_PER_SEC),
 	       (unsigned long)(r->ns[s] % NSEC_PER_SEC));
 	if (r->counter == CNT_STATS)
-		printf("; page stats after: 4K: %lu 2M: %lu 1G: %lu", (unsigned long)m->pages_4k,
-		       (unsigned long)m->pages_2m, (unsigned long)m->pages_1g);
+		printf("; page stats after: 4K: %lu 2M: %lu 1G: %lu", (unsigned long)m->k.pages_4k,
+		       (unsigned long)m->k.pages_2m, (unsigned long)m->k.pages_1g);
 	else if (r->counter == CNT_TABLES)
 		printf("; KVM page tables after: %lu pages", (unsigned long)m->tables);
 	printf("\n");
@@ -379,13 +337,6 @@ static enum stage split_stage(const struct split_run *r, uint64_t manual)
 	return init_set ? ST_DIRTY2 : ST_DIRTY1;
 }
 
-static uint64_t huge_pages(const struct mappings *m)
-{
-	uint64_t page = getpagesize();
-
-	return m->pages_2m * (2 * MB / page) + m->pages_1g * (GB / page);
-}
-
 static const char *split_name(const struct split_run *r)
 {
 	return r->expect_eager ? "eager" : "lazy";
@@ -395,9 +346,9 @@ static const char *split_name(const struct split_run *r)
 static void check_stats_at(const struct split_run *r, enum stage s, uint64_t huge, uint64_t lo,
 			   uint64_t slack)
 {
-	const struct mappings *m = &r->m[s], *p = &r->m[ST_POPULATED];
+	const struct kvm_mappings *m = &r->m[s].k, *p = &r->m[ST_POPULATED].k;
 
-	TEST_ASSERT(huge_pages(m) == huge && m->pages_4k >= p->pages_4k + lo &&
+	TEST_ASSERT(kvm_mappings_huge_pages(m) == huge && m->pages_4k >= p->pages_4k + lo &&
 		    m->pages_4k <= p->pages_4k + lo + slack,
 		    "After %s (%s splitting, due at %s): pages_4k %lu, pages_2m %lu, pages_1g %lu; expected %lu pages mapped huge and %lu..%lu more 4K mappings than the %lu after populating",
 		    stage_text[s], split_name(r), stage_text[r->split_at],
@@ -408,13 +359,13 @@ static void check_stats_at(const struct split_run *r, enum stage s, uint64_t hug
 
 static void check_stats(const struct split_run *r)
 {
-	const struct mappings *p = &r->m[ST_POPULATED], *d = &r->m[ST_DISABLED];
+	const struct kvm_mappings *p = &r->m[ST_POPULATED].k, *d = &r->m[ST_DISABLED].k;
 	uint64_t h = r->huge_bytes / getpagesize();
 	enum stage s;
 
-	TEST_ASSERT(huge_pages(p) == h,
+	TEST_ASSERT(kvm_mappings_huge_pages(p) == h,
 		    "After populating memory: %lu pages mapped huge (pages_2m %lu, pages_1g %lu), expected the %lu the host backs with huge pages",
-		    (unsigned long)huge_pages(p), (unsigned long)p->pages_2m,
+		    (unsigned long)kvm_mappings_huge_pages(p), (unsigned long)p->pages_2m,
 		    (unsigned long)p->pages_1g, (unsigned long)h);
 	for (s = ST_ENABLED; s <= ST_CLEAR2; s++) {
 		if (!r->m[s].taken)
@@ -424,8 +375,8 @@ static void check_stats(const struct split_run *r)
 			       s == ST_ENABLED ? 0 : SLACK_PAGES);
 	}
 	/* Zapped (6.1, 6.12) or made huge again in place. */
-	check_stats_at(r, ST_DISABLED, huge_pages(d) ? h : 0, 0, SLACK_PAGES);
-	ksft_print_msg("Disabling dirty logging %s\n", huge_pages(d) ?
+	check_stats_at(r, ST_DISABLED, kvm_mappings_huge_pages(d) ? h : 0, 0, SLACK_PAGES);
+	ksft_print_msg("Disabling dirty logging %s\n", kvm_mappings_huge_pages(d) ?
 		       "made the huge mappings again in place" :
 		       "zapped the 4K mappings; the next touch maps huge again");
 	check_stats_at(r, ST_REPOPULATED, h, 0, SLACK_PAGES);
@@ -512,9 +463,9 @@ static void report_counts(const struct split_run *r)
 		if (!m->taken)
 			continue;
 		if (r->counter == CNT_STATS) {
-			perf_report_u64(stage_keys[s][0], m->pages_4k, "count");
-			perf_report_u64(stage_keys[s][1], m->pages_2m, "count");
-			perf_report_u64(stage_keys[s][2], m->pages_1g, "count");
+			perf_report_u64(stage_keys[s][0], m->k.pages_4k, "count");
+			perf_report_u64(stage_keys[s][1], m->k.pages_2m, "count");
+			perf_report_u64(stage_keys[s][2], m->k.pages_1g, "count");
 		} else if (r->counter == CNT_TABLES) {
 			perf_report_u64(stage_keys[s][3], m->tables, "pages");
 		}
@@ -579,7 +530,7 @@ static void run_one(enum vm_guest_mode mode, struct split_params *p, bool eager,
 		       dirty.manual & KVM_DIRTY_LOG_INITIALLY_SET ?
 		       "manual protect, initially set" : "manual protect",
 		       stage_text[r.split_at]);
-	read_tables(&r.tables_before);
+	kvm_page_tables_read(&r.tables_before);
 
 	perf_report_stats_begin(vm);
 	start = timespec_now();

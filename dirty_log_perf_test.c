@@ -52,8 +52,10 @@ struct dl_times {
 static struct perf_test_dirty dirty;
 static bool keep_running;
 
-static void help(const char *name, const struct dl_params *d)
+static void help(const char *name, const void *arg)
 {
+	const struct dl_params *d = arg;
+
 	printf("usage: %s [-h] [-i iterations] [-g] [-m mode] [-b size] [-v vcpus] [-o]\n"
 	       "          [-s type] [-x memslots] [-w percent] [-a] [-r seed] [-c cpus]\n"
 	       "          [-e] [-n] [-p offset] [-L] [-B] [-N node] [-R ring_entries]\n"
@@ -105,22 +107,8 @@ static void parse_args(int argc, char *argv[], struct dl_params *p)
 	struct dl_params defaults = *p;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "h" PERF_TEST_OPTSTRING "x:i:gw:ar:eR:",
-				  perf_test_long_options, NULL)) != -1) {
-		if (perf_test_parse_opt(&p->o, opt, optarg))
-			continue;
-		if (opt == 'h') {
-			help(argv[0], &defaults);
-			exit(KSFT_PASS);
-		}
-		if (opt == '?') {
-			help(argv[0], &defaults);
-			exit(KSFT_FAIL);
-		}
+	while ((opt = perf_test_getopt(argc, argv, "x:i:gw:ar:eR:", &p->o, help, &defaults)) != -1)
 		parse_opt(p, opt, optarg);
-	}
-	if (optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
 }
 
 /* The ring: usage errors first, then what the host lacks. */

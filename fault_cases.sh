@@ -22,29 +22,6 @@ uptime_cs() {
 	echo "${up%.*}${up#*.}"
 }
 
-# fault SITE PATTERN TEST ARGS...: KVM_SELFTEST_FAIL=SITE; exit 1 with
-# PATTERN on stderr.
-fault() {
-	site=$1 pattern=$2 test=$3
-	shift 3
-	N=$((N + 1))
-	KVM_SELFTEST_FAIL=$site "$DIR/$test" "$@" >"$OUT" 2>"$ERR" </dev/null &
-	pid=$!
-	watch_case $pid
-	wait $pid
-	rc=$?
-	if [ $rc -eq 4 ]; then
-		echo "ok $N $site: $test $* # SKIP $(grep -m1 SKIP "$OUT" | sed 's/.*# SKIP //')"
-	elif [ $rc -eq 1 ] && grep -q -- "$pattern" "$ERR"; then
-		PASSED=$((PASSED + 1))
-		echo "ok $N $site: $test $* # exit 1: $(grep -m1 -- "$pattern" "$ERR" | sed 's/^ *//')"
-	else
-		FAILED=$((FAILED + 1))
-		echo "not ok $N $site: $test $* # exit $rc, expected 1 and '$pattern'"
-		sed 's/^/#   /' "$OUT" "$ERR"
-	fi
-}
-
 # interrupt SIG TEST ARGS...: SIG after 0.5 s of a longer run; the test
 # must be gone within a second, killed by SIG.
 interrupt() {

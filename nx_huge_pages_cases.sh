@@ -11,6 +11,7 @@
 # usage: nx_huge_pages_cases.sh [PATH_TO_nx_huge_pages_test]
 
 TEST=${1:-$(dirname "$0")/nx_huge_pages_test}
+DIR=$(dirname "$TEST")
 SUMMARY='^# Totals'
 # shellcheck source=cases_lib.sh
 . "$(dirname "$0")/cases_lib.sh"
@@ -27,19 +28,6 @@ params() {
 	done
 }
 
-# check_params BEFORE: a TAP line, the parameters as they were before.
-check_params() {
-	N=$((N + 1))
-	now=$(params)
-	if [ "$now" = "$1" ]; then
-		PASSED=$((PASSED + 1))
-		echo "ok $N parameters put back: $now"
-	else
-		FAILED=$((FAILED + 1))
-		echo "not ok $N parameters now: $now; before: $1"
-	fi
-}
-
 cases() {
 	before=$(params)
 	skipped=$("$TEST" -p 20 | sed -n 's/.*# SKIP //p' | head -n1)
@@ -48,15 +36,14 @@ cases() {
 	run ok -p 20
 	run ok -p 250 -r
 	run ok -t 887563923 -p 100 -r
-	check_params "$before"
+	same "kvm parameters" "$before" "$(params)"
 	if [ -n "$skipped" ]; then
 		skip "$skipped" KVM_SELFTEST_FAIL=nx_expect:3
 	else
-		export KVM_SELFTEST_FAIL=nx_expect:3
-		run "After execute page 0 (mitigation disabled for the VM)" -p 20
-		unset KVM_SELFTEST_FAIL
+		fault nx_expect:3 "After execute page 0 (mitigation disabled for the VM)" \
+		      "${TEST##*/}" -p 20
 	fi
-	check_params "$before"
+	same "kvm parameters" "$before" "$(params)"
 
 	run "Invalid recovery period" -p 0
 	run "Invalid recovery period" -p x

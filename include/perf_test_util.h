@@ -107,6 +107,16 @@ int perf_test_getopt(int argc, char *argv[], const char *optstring, perf_test_he
 bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg);
 void perf_test_options_help(FILE *out, const struct perf_test_options *defaults);
 /*
+ * The option loop of a perf test: the shared options (and @test_opts, a
+ * getopt string of the test's own) parsed; -h prints @help(argv[0], @arg)
+ * and exits 0, an unknown option prints it and exits 1, a stray argument
+ * is a usage error.  Returns the next option of the test's own, -1 at the
+ * end.
+ */
+typedef void (*perf_test_help_fn)(const char *name, const void *arg);
+int perf_test_getopt(int argc, char *argv[], const char *test_opts,
+		     struct perf_test_options *o, perf_test_help_fn help, const void *arg);
+/*
  * Validate before any work: usage errors (exit 1) first, then what the
  * host lacks (skip, exit 4): backing pages, NUMA node, /dev/kvm and vCPUs
  * unless @host_only.  Enables the guest modes, pins the main thread.

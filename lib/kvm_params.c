@@ -17,7 +17,7 @@ static struct {
 	char path[128];
 	char old[KVM_PARAM_LEN];
 } saved[MAX_SAVED];
-static volatile int nr_saved;
+static int nr_saved;
 static pid_t owner;		/* a forked child restores nothing */
 
 static void param_path(char *path, size_t len, const char *name)
@@ -88,10 +88,10 @@ void kvm_params_restore(void)
 
 	if (getpid() != owner)
 		return;
-	/* Newest first: a parameter set twice ends at its first value. */
+	/* Newest first, as the parameters were changed. */
 	for (i = nr_saved - 1; i >= 0; i--)
 		write_path(saved[i].path, saved[i].old);
-	nr_saved = 0;
+	WRITE_ONCE(nr_saved, 0);
 }
 
 static void restore_on_signal(int sig)
@@ -119,22 +119,29 @@ static void arm_restore(void)
 
 bool kvm_param_set(const char *name, const char *value, char *why, size_t len)
 {
-	char old[KVM_PARAM_LEN];
-	int i = nr_saved;
+	char old[KVM_PARAM_LEN], path[128];
+	int i;
 
 	if (!kvm_param_read(name, old, sizeof(old))) {
 		snprintf(why, len, "KVM has no parameter %s", name);
 		return false;
 	}
-	TEST_ASSERT(i < MAX_SAVED, "More than %d KVM parameters changed", MAX_SAVED);
-	arm_restore();
-	param_path(saved[i].path, sizeof(saved[i].path), name);
-	snprintf(saved[i].old, sizeof(saved[i].old), "%s", old);
-	if (!write_path(saved[i].path, value)) {
+	param_path(path, sizeof(path), name);
+	/* The first value of each parameter is the one put back. */
+	for (i = 0; i < nr_saved && strcmp(saved[i].path, path); i++)
+		;
+	if (i == nr_saved) {
+		TEST_ASSERT(i < MAX_SAVED, "More than %d KVM parameters changed", MAX_SAVED);
+		arm_restore();
+		snprintf(saved[i].path, sizeof(saved[i].path), "%s", path);
+		snprintf(saved[i].old, sizeof(saved[i].old), "%s", old);
+	}
+	if (!write_path(path, value)) {
 		snprintf(why, len, "/sys/module/kvm/parameters/%s cannot be written here (%s)", name,
 			 strerror(errno));
 		return false;
 	}
-	nr_saved = i + 1;
+	if (i == nr_saved)
+		WRITE_ONCE(nr_saved, i + 1);
 	return true;
 }

@@ -109,6 +109,27 @@ bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg)
 	return false;
 }
 
+int perf_test_getopt(int argc, char *argv[], const char *test_opts,
+		     struct perf_test_options *o, perf_test_help_fn help, const void *arg)
+{
+	char optstring[128];
+	int opt;
+
+	snprintf(optstring, sizeof(optstring), "h%s%s", PERF_TEST_OPTSTRING, test_opts);
+	while ((opt = getopt_long(argc, argv, optstring, perf_test_long_options, NULL)) != -1) {
+		if (perf_test_parse_opt(o, opt, optarg))
+			continue;
+		if (opt == 'h' || opt == '?') {
+			help(argv[0], arg);
+			exit(opt == 'h' ? KSFT_PASS : KSFT_FAIL);
+		}
+		return opt;
+	}
+	if (optind < argc)
+		test_usage_error("Unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
 void perf_test_options_help(FILE *out, const struct perf_test_options *d)
 {
 	guest_modes_help(out);

@@ -9,8 +9,10 @@
  * CAP_SYS_BOOT).
  *
  * The test forces the mitigation on (kvm parameters nx_huge_pages,
- * nx_huge_pages_recovery_ratio, nx_huge_pages_recovery_period_ms) and puts
- * every parameter back as it was when it exits, also on failure.  Three
+ * nx_huge_pages_recovery_period_ms) with recovery off
+ * (nx_huge_pages_recovery_ratio 0) until it waits for it (ratio 1: every
+ * split page), so that no recovery races the steps before, and puts every
+ * parameter back as it was when it exits, also on failure.  Three
  * 2M hugetlb pages of guest memory: the guest reads the first two, then
  * executes from the first and the third, then reads them again after the
  * recovery thread ran; pages_2m and nx_lpage_splits must follow, in a VM
@@ -182,10 +184,11 @@ static void setup(const struct nx_params *p)
 	if (!found)
 		test_skip("NX huge pages: KVM has no nx_lpage_splits or pages_2m VM stat");
 	snprintf(period, sizeof(period), "%ld", p->period_ms);
-	set_param("nx_huge_pages", "force");
-	set_param("nx_huge_pages_recovery_ratio", "1");
+	/* Recovery off until the test wants it: no race with the split steps. */
+	set_param("nx_huge_pages_recovery_ratio", "0");
 	set_param("nx_huge_pages_recovery_period_ms", period);
-	ksft_print_msg("NX huge pages forced on: recovery ratio 1, period %ld ms (restored at exit)\n",
+	set_param("nx_huge_pages", "force");
+	ksft_print_msg("NX huge pages forced on, recovery period %ld ms, ratio 1 only while the test waits for it (restored at exit)\n",
 		       p->period_ms);
 }
 
@@ -210,8 +213,12 @@ static void check_stats(struct kvm_vm *vm, const struct nx_step *st, bool disabl
  */
 static uint64_t wait_recovery(struct kvm_vm *vm, const struct nx_params *p, bool disabled)
 {
-	struct timespec start = timespec_now();
 	long waited = 0, limit = p->period_ms * (disabled ? 5 : RECOVERY_PERIODS);
+	struct timespec start = timespec_now();
+	uint64_t ns;
+
+	/* Recovery on (0 -> 1 wakes KVM's recovery threads): zap every split page. */
+	set_param("nx_huge_pages_recovery_ratio", "1");
 
 	if (limit < 5000 && !disabled)
 		limit = 5000;
@@ -221,7 +228,9 @@ static uint64_t wait_recovery(struct kvm_vm *vm, const struct nx_params *p, bool
 		usleep(10000);
 		waited += 10;
 	}
-	return timespec_to_ns(timespec_elapsed(start));
+	ns = timespec_to_ns(timespec_elapsed(start));
+	set_param("nx_huge_pages_recovery_ratio", "0");
+	return ns;
 }
 
 static void run_vm(const struct nx_params *p, bool disabled)

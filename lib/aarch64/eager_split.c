@@ -7,9 +7,9 @@
  */
 #include "eager_split.h"
 
+#ifdef KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE
 static uint64_t chunk;		/* for new VMs; 0: off */
 
-#ifdef KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE
 static uint64_t smallest_block(void)
 {
 	uint64_t sizes = kvm_check_cap(KVM_CAP_ARM_SUPPORTED_BLOCK_SIZES);
