@@ -202,6 +202,29 @@ def rules_out(lo, hi):
     return max(hi - 1, 1 - lo) * 100
 
 
+def look_schedule(first, last):
+    """The runs a side at each look of a sequential comparison: first,
+    then 1.5 times more each look, up to last (always the last look)."""
+    looks, n = [], first
+    while n < last:
+        looks.append(n)
+        n = max(n + 1, math.ceil(n * 1.5))
+    return looks + [last]
+
+
+def widest(results, pct):
+    """(resolved, the widest timing interval): resolved when every timing
+    figure's interval lies within +-pct percent of its estimate."""
+    worst, name = 0.0, None
+    for r in results:
+        if not is_timing(r) or not r['ratio'] or math.isinf(r['ratio']):
+            continue
+        w = max(r['hi'] / r['ratio'] - 1, 1 - r['lo'] / r['ratio']) * 100
+        if w >= worst:
+            worst, name = w, r['figure']
+    return worst < pct, worst, name
+
+
 # ---- the perf tests' JSON objects ----------------------------------------
 
 STAT_TYPES = ('cumulative', 'linear_hist', 'log_hist')
@@ -485,6 +508,24 @@ def cmd_judge(args):
     return 1 if bad else 0
 
 
+def cmd_until(args):
+    """Exit 0 when every timing's interval at this look is narrower than
+    +-pct, 1 when not yet, 3 when too few runs for an interval."""
+    a_figs, a_units = load_side(side_files(args.a))
+    b_figs, b_units = load_side(side_files(args.b))
+    n_a, n_b = len(side_files(args.a)), len(side_files(args.b))
+    try:
+        results, _, _ = compare_figures(a_figs, b_figs, dict(b_units, **a_units),
+                                        args.level / 100, args.looks)
+    except TooFewRuns:
+        print('UNTIL runs=%d,%d resolved=no widest=inf figure=none' % (n_a, n_b))
+        return 3
+    ok, w, name = widest(results, args.pct)
+    print('UNTIL runs=%d,%d resolved=%s widest=%.3g figure=%s' %
+          (n_a, n_b, 'yes' if ok else 'no', w, name))
+    return 0 if ok else 1
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog='bench/stats.py', description=__doc__.split('\n')[0])
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -504,8 +545,20 @@ def main(argv):
     j.add_argument('--baseline', required=True)
     j.add_argument('--figure', required=True)
     j.add_argument('--threshold', type=float, required=True)
+    u = sub.add_parser('until', help='is every timing resolved to +-PCT at this look?')
+    u.add_argument('a')
+    u.add_argument('b')
+    u.add_argument('--pct', type=float, required=True)
+    u.add_argument('--looks', type=int, required=True)
+    u.add_argument('--level', type=float, default=FAMILY_LEVEL * 100)
+    s = sub.add_parser('schedule', help='runs a side at each look: FIRST .. LAST')
+    s.add_argument('first', type=int)
+    s.add_argument('last', type=int)
     args = ap.parse_args(argv)
-    return cmd_compare(args) if args.cmd == 'compare' else cmd_judge(args)
+    if args.cmd == 'schedule':
+        print(' '.join(map(str, look_schedule(args.first, args.last))))
+        return 0
+    return {'compare': cmd_compare, 'judge': cmd_judge, 'until': cmd_until}[args.cmd](args)
 
 
 if __name__ == '__main__':

@@ -302,6 +302,62 @@ class Simulation(unittest.TestCase):
         self.assertLessEqual(power(lognormal, N_MIN, 1.05, 200, 7), 0.1)
 
 
+LOOKS = stats.look_schedule(8, 40)
+
+
+def sequential(noise, shift, pct, trials, seed, corrected=True):
+    """--until in simulation: FIGS timings, looks at LOOKS runs a side,
+    stop at the first look where every interval is within +-pct (or at
+    the last); each look's intervals split over the looks (corrected) or
+    not.  The share of comparisons whose stopping look calls f0 worse
+    (its true factor: shift) and any other figure anything but 'same',
+    and the mean runs a side at the stop."""
+    rng = random.Random(seed)
+    looks = len(LOOKS) if corrected else 1
+    worse = false = runs = 0
+    for _ in range(trials):
+        fa = {'f%d' % i: [noise(rng) for _ in range(LOOKS[-1])] for i in range(FIGS)}
+        fb = {'f%d' % i: [noise(rng) * (shift if i == 0 else 1) for _ in range(LOOKS[-1])]
+              for i in range(FIGS)}
+        for n in LOOKS:
+            res, _, _ = stats.compare_figures({k: v[:n] for k, v in fa.items()},
+                                              {k: v[:n] for k, v in fb.items()},
+                                              {k: 'ns' for k in fa}, looks=looks)
+            if stats.widest(res, pct)[0]:
+                break
+        runs += n
+        worse += res[0]['verdict'] == 'worse'
+        false += any(r['verdict'] != 'same' for r in res[1:]) or (
+            shift == 1 and res[0]['verdict'] != 'same')
+    return false / trials, worse / trials, runs / trials
+
+
+class Sequential(unittest.TestCase):
+    def test_schedule(self):
+        self.assertEqual(LOOKS, [8, 12, 18, 27, 40])
+        self.assertEqual(stats.look_schedule(6, 6), [6])
+
+    def test_aa_stopping_rule(self):
+        """A/A with --until: false verdicts at the stopping look within
+        5%, for both noises, though each comparison looked up to 5 times."""
+        for name, noise in NOISES:
+            rate, _, runs = sequential(noise, 1, 20, 300, 8)
+            self.assertLessEqual(rate, 0.05 + binomial_slack(0.05, 300), name)
+            self.assertLess(runs, LOOKS[-1], name)     # it does stop early
+
+    def test_shift_found(self):
+        _, worse, _ = sequential(lognormal, 1.3, 10, 100, 9)
+        self.assertGreaterEqual(worse, 0.9)
+
+    def test_until_resolution(self):
+        res, _, _ = Compare().judge(AA_A, AA_B)
+        ok, w, name = stats.widest(list(res.values()), 1000)
+        self.assertTrue(ok)
+        t = res[name]
+        self.assertAlmostEqual(w, max(t['hi'] / t['ratio'] - 1, 1 - t['lo'] / t['ratio']) * 100)
+        self.assertFalse(stats.widest(list(res.values()), w)[0])
+
+
 def simulate():
     """The tables docs/statistics.md quotes."""
     print('A/A, %d figures a comparison, %d comparisons: comparisons with a false '
@@ -326,6 +382,19 @@ def simulate():
         for n in (N_MIN, 10, 20, 40):
             print('| %s | %d | %s |' % (name, n, ' | '.join(
                 '%.0f%%' % (power(noise, n, s, 400, n) * 100) for s in shifts)))
+    print('\n--until PCT, looks at %s runs a side, 400 comparisons of %d figures: '
+          'false verdicts at the stopping look, f0 slowed by the shift called worse, '
+          'mean runs a side; each look at 1 - 0.05/(m L) (corrected) or 1 - 0.05/m'
+          % (' '.join(map(str, LOOKS)), FIGS))
+    print('| noise | --until | shift | split over looks | false verdicts | f0 worse | runs |')
+    print('| --- | --- | --- | --- | --- | --- | --- |')
+    for name, noise in NOISES:
+        for pct, shift in ((20, 1), (10, 1), (10, 1.1), (5, 1.05)):
+            for corrected in (True, False):
+                f, w, n = sequential(noise, shift, pct, 400, 11, corrected)
+                print('| %s | %d%% | %+d%% | %s | %.1f%% | %.0f%% | %.1f |' % (
+                    name, pct, round((shift - 1) * 100), 'yes' if corrected else 'no',
+                    f * 100, w * 100, n))
 
 
 class Json(unittest.TestCase):

@@ -84,6 +84,18 @@ refused() {
 	return 1
 }
 
+# until_said DIR TEXT...: bench/compare --until printed each TEXT (a regex).
+until_said() {
+	local d=$1 t
+	shift
+	for t in "$@"; do
+		grep -q -- "$t" "$d/out" && continue
+		echo "# not printed: $t"
+		grep '^until\|runs of A' "$d/out" | sed 's/^/#   /'
+		return 1
+	done
+}
+
 # The slowdown: worse in time and rate, and DELAY..4*DELAY us per fault.
 slower_by_delay() {
 	local d=$1 pages=$2 a b per
@@ -162,13 +174,23 @@ if [[ $(uname -m) == x86_64 ]] && host_kvm_runs_guests "$DIR/kselftest_install/k
 		all_timings_same "$LOGS/aa-dl"
 	compare few --options '' '' --runs 3 -- dirty_log_perf_test -b 1M -i 2
 	check "3 runs a side: no verdict, the least n said, exit 1" refused "$LOGS/few" $?
+	compare until-max --options '' '' --until 1 --runs 4 --max-runs 6 -- dirty_log_perf_test -b 1M -i 2
+	check "--until 1%: not resolved by --max-runs 6, looks and runs said, split over the looks" \
+		until_said "$LOGS/until-max" "not resolved to +-1% after the last look (--max-runs 6); 6 runs of A and 6 of B" \
+		"looks at 4 6 runs a side" "over the [0-9]* figures that vary and 2 looks"
+	compare until-budget --options '' '-d 5000' --until 1 --budget 0.1 -- \
+		demand_paging_test -u MISSING -b 1M
+	check "--until 1% --budget 0.1: stops before look 2, 8 runs a side, B still worse" \
+		until_said "$LOGS/until-budget" "stopped by --budget 0.1 min before look 2 (12 runs a side); 8 runs of A and 8 of B" \
+		"looks at 8 12 18 27 40 runs a side" "VERDICT figure=time_ns .* verdict=worse"
 	compare slow --options '' "-d $DELAY" --runs 6 -- demand_paging_test -u MISSING -b 4M
 	check "demand_paging_test -d $DELAY on this host: worse by about $DELAY us a fault" \
 		slower_by_delay "$LOGS/slow" 1024
 	check "failed and hung runs are reported with their output and counted" \
 		failures_reported
 else
-	for t in "A/A demand_paging_test" "A/A dirty_log_perf_test" "too few runs" "known slowdown" \
+	for t in "A/A demand_paging_test" "A/A dirty_log_perf_test" "too few runs" "--until max" \
+		"--until budget" "known slowdown" \
 		"failed and hung runs"; do
 		skip "$t on this host" "this host's /dev/kvm does not run our guests: $HOST_KVM_WHY"
 	done
