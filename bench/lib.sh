@@ -123,9 +123,10 @@ bench_build() {
 		>"$3.build.log" 2>&1 || { tail -30 "$3.build.log" >&2; return 1; }
 }
 
-# bench_run_fn TEST TIMEOUT: shell (POSIX sh, for the guest too) defining
-# bench_run SIDE IDX WARM DIR ARGS...: runs ./TEST ARGS --json in DIR
-# (files in $BENCH_TMP, default /tmp),
+# bench_run_fn TEST TIMEOUT [PROFILE]: shell (POSIX sh, for the guest too)
+# defining bench_run SIDE IDX WARM DIR ARGS...: runs ./TEST ARGS --json in
+# DIR (files in $BENCH_TMP, default /tmp; PROFILE non-empty: --profile too,
+# its samples in the JSON),
 # killing it after TIMEOUT seconds (its kernel stacks shown), and prints
 # the protocol.
 bench_run_fn() {
@@ -135,7 +136,7 @@ bench_run() {
   bt=\${BENCH_TMP:-/tmp}
   rm -f "\$bt/bench.json"
   echo "CMP-START \$side \$idx \$warm"
-  set -- "\$@" --json "\$bt/bench.json"
+  set -- "\$@" --json "\$bt/bench.json"${3:+ --profile "\$bt/profile.json"}
 $(bench_guest_watch "$1" "$2" "\"\$bt/out\"")
   rc=\$?
   sed 's/^/CMP-OUT /' "\$bt/out"

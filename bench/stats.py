@@ -101,29 +101,37 @@ def min_runs(alpha):
     return n
 
 
+def shift_interval(a, b, alpha, logs):
+    """Hodges-Lehmann shift of B against A (on log values if @logs) and
+    its exact 1 - alpha interval: (shift, lo, hi); None with too few runs."""
+    k = rank_order(len(a), len(b), alpha)
+    if not k:
+        return None
+    fa = [math.log(x) for x in a] if logs else a
+    fb = [math.log(x) for x in b] if logs else b
+    d = sorted(y - x for x in fa for y in fb)
+    return statistics.median(d), d[k - 1], d[-k]
+
+
 def shift_ci(a, b, alpha):
     """Hodges-Lehmann shift of B against A and its exact Mann-Whitney
     interval at 1 - alpha, as a ratio B/A (ratio, lo, hi): on log values
     when every value is positive (the median of the n*m ratios b_j/a_i),
     else on the values themselves, relative to A's median (inf when that
     is 0).  None if the interval does not exist with so few runs."""
-    k = rank_order(len(a), len(b), alpha)
-    if not k:
-        return None
     logs = min(a) > 0 and min(b) > 0
-    fa = [math.log(x) for x in a] if logs else a
-    fb = [math.log(x) for x in b] if logs else b
-    d = sorted(y - x for x in fa for y in fb)
-    hl, lo, hi = statistics.median(d), d[k - 1], d[-k]
+    ci = shift_interval(a, b, alpha, logs)
+    if ci is None:
+        return None
     if logs:
-        return math.exp(hl), math.exp(lo), math.exp(hi)
+        return tuple(math.exp(v) for v in ci)
     base = abs(statistics.median(a))
 
     def rel(v):
         if base:
             return 1 + v / base
         return 1.0 if v == 0 else math.copysign(math.inf, v)
-    return rel(hl), rel(lo), rel(hi)
+    return tuple(rel(v) for v in ci)
 
 
 def lower_is_better(unit):
@@ -295,6 +303,100 @@ def side_files(d):
     return sorted(glob.glob(os.path.join(d, '*.json')))
 
 
+# ---- --profile: kernel functions' share of samples ---------------------------
+
+PROFILE_MIN_SHARE = 0.5     # percent, pooled over both sides: the functions judged
+PROFILE_TOP = 10
+
+
+def load_profiles(paths):
+    """Per run (JSON file): {function: percent of the kernel samples of
+    the test's threads}, and those samples in ms; runs without a profile
+    are left out."""
+    shares, ms = [], []
+    for p in paths:
+        with open(p) as f:
+            obj = json.load(f)
+        funcs, total = {}, 0
+        profs = [r['profile'] for r in obj.get('runs', []) if 'profile' in r]
+        if not profs:
+            continue
+        period = profs[0].get('period_ns', 0)
+        for prof in profs:
+            total += prof['samples']
+            for name, n in prof['functions'].items():
+                funcs[name] = funcs.get(name, 0) + n
+        shares.append({k: 100.0 * v / total for k, v in funcs.items()} if total else {})
+        ms.append(dict({k: v * period / 1e6 for k, v in funcs.items()},
+                       **{'[all kernel samples]': total * period / 1e6}))
+    return shares, ms
+
+
+def compare_profiles(a_paths, b_paths, family_level=None):
+    """The functions with at least PROFILE_MIN_SHARE percent of the pooled
+    samples (chosen without looking at which side they came from), each
+    with the Hodges-Lehmann shift of its share in percentage points B-A
+    and its exact interval, simultaneous over those functions.  Returns
+    (rows by |shift|, most first; the per-function level or None when too
+    few runs for any interval; the functions judged)."""
+    a, a_ms = load_profiles(a_paths)
+    b, b_ms = load_profiles(b_paths)
+    if not a or not b:
+        return [], None, 0
+    names = set().union(*a, *b)
+    pooled = {n: statistics.fmean([r.get(n, 0.0) for r in a + b]) for n in names}
+    judged = sorted(n for n in names if pooled[n] >= PROFILE_MIN_SHARE)
+    alpha = figure_alpha(family_level or FAMILY_LEVEL, len(judged))
+    rows = []
+    for n in judged:
+        xa = [r.get(n, 0.0) for r in a]
+        xb = [r.get(n, 0.0) for r in b]
+        ci = shift_interval(xa, xb, alpha, False)
+        shift = statistics.median([y - x for x in xa for y in xb])
+        rows.append({'function': n, 'a': statistics.median(xa), 'b': statistics.median(xb),
+                     'a_ms': statistics.median([r.get(n, 0.0) for r in a_ms]),
+                     'b_ms': statistics.median([r.get(n, 0.0) for r in b_ms]),
+                     'shift': shift, 'lo': ci[1] if ci else None,
+                     'hi': ci[2] if ci else None,
+                     'verdict': ('same' if not ci or ci[1] <= 0 <= ci[2] else
+                                 'more' if ci[1] > 0 else 'less')})
+    rows.sort(key=lambda r: (-abs(r['shift']), r['function']))
+    ok = rank_order(len(a), len(b), alpha) > 0
+    total = '[all kernel samples]'
+    rows.append({'function': total, 'a': 100.0, 'b': 100.0, 'shift': 0.0, 'lo': 0.0,
+                 'hi': 0.0, 'verdict': 'same',
+                 'a_ms': statistics.median([r[total] for r in a_ms]),
+                 'b_ms': statistics.median([r[total] for r in b_ms])})
+    return rows, (1 - alpha) if ok else None, len(judged)
+
+
+def print_profile(rows, level, judged, n_a, n_b, family_level, out=None):
+    out = out or sys.stdout
+    print('\nkernel functions whose share of the samples changed most (--profile: CPU-clock '
+          'samples of the test\'s threads in the kernel while timed; %d runs of A, %d of B; '
+          'B-A in percentage points, Hodges-Lehmann, [lo, hi] exact, simultaneous %g%% over '
+          'the %d functions with >= %g%% of the samples%s):' %
+          (n_a, n_b, family_level * 100, judged, PROFILE_MIN_SHARE,
+           '' if level else '; too few runs for intervals at that level: no verdict'), file=out)
+    if not rows:
+        print('  (no function with that share)', file=out)
+        return
+    shown = rows[:PROFILE_TOP] + rows[-1:]     # the last: all samples, in ms
+    w = max(len(r['function']) for r in shown)
+    print('  %-*s %8s %8s %9s %9s  %-20s %s' % (w, 'function', 'A %', 'B %', 'A ms', 'B ms',
+                                               'B-A [lo, hi]', 'verdict'), file=out)
+    for r in shown:
+        iv = '[%.2f, %.2f]' % (r['lo'], r['hi']) if level else ''
+        print('  %-*s %8.2f %8.2f %9.2f %9.2f  %-20s %s' %
+              (w, r['function'], r['a'], r['b'], r['a_ms'], r['b_ms'],
+               '%+.2f %s' % (r['shift'], iv), r['verdict'] if level else '-'), file=out)
+    for r in rows[:-1]:
+        print('PROFILE function=%s a=%.4g b=%.4g shift=%.4g lo=%s hi=%s verdict=%s' %
+              (r['function'].replace(' ', '_'), r['a'], r['b'], r['shift'],
+               fmt_exact(r['lo']) if level else 'nan', fmt_exact(r['hi']) if level else 'nan',
+               r['verdict'] if level else 'none'), file=out)
+
+
 # ---- printing ------------------------------------------------------------
 
 def fmt(v):
@@ -449,6 +551,11 @@ def cmd_compare(args):
           (len(side_files(args.a)), len(side_files(args.b)), args.level, m,
            ' and %d looks' % args.looks if args.looks > 1 else '', level * 100))
     print_table(results)
+    prof, prof_level, judged = compare_profiles(side_files(args.a), side_files(args.b),
+                                                args.level / 100)
+    if judged or prof:
+        print_profile(prof, prof_level, judged, len(side_files(args.a)),
+                      len(side_files(args.b)), args.level / 100)
     print()
     for r in results:
         print(verdict_line(r))
@@ -457,7 +564,7 @@ def cmd_compare(args):
             json.dump({'title': args.title, 'family_level': args.level / 100,
                        'figure_level': level, 'looks': args.looks,
                        'method': 'hodges-lehmann log shift, exact mann-whitney interval',
-                       'results': results,
+                       'results': results, 'profile': prof,
                        'samples': {'a': a_figs, 'b': b_figs}}, f, indent=1)
     if args.plot:
         figs = args.figures.split(',') if args.figures else default_plot(results)
