@@ -17,6 +17,7 @@
 #define PROFILE_DATA_PAGES	512		/* ring of 2 MiB a CPU: ~40 s of samples */
 #define PROFILE_MAX_FUNCS	100		/* per run in FILE; the rest summed */
 #define PROFILE_MAX_RUNS	64
+#define PROFILE_IP_GUEST	UINT64_MAX	/* sorts last, past every symbol */
 
 struct profile_cpu {
 	int cpu;
@@ -159,11 +160,11 @@ static int open_cpu_clock(int cpu)
 
 static __noreturn void skip_no_perf(int cpu, int err)
 {
-	test_skip("--profile: perf_event_open(PERF_COUNT_SW_CPU_CLOCK, CPU %d, kernel samples) "
-		  "failed: %s (/proc/sys/kernel/perf_event_paranoid is %ld%s)", cpu, strerror(err),
-		  read_proc_long("/proc/sys/kernel/perf_event_paranoid"),
-		  err == ENOENT || err == ENOSYS ? "; no perf events in this kernel?" :
-		  err == EACCES || err == EPERM ? "; needs CAP_PERFMON or a lower value" : "");
+	const char *hint = err == EACCES || err == EPERM ? "; needs CAP_PERFMON or a lower value" :
+			   err == ENOENT ? "; no CPU-clock event in this kernel" : "";
+
+	test_skip("--profile: kernel CPU-clock samples on CPU %d: %s (perf_event_paranoid %ld%s)",
+		  cpu, strerror(err), read_proc_long("/proc/sys/kernel/perf_event_paranoid"), hint);
 }
 
 static void open_cpu(struct profile_cpu *c, int cpu)
@@ -205,9 +206,8 @@ void profile_open(const char *test)
 	if (!f)
 		test_skip("--profile: cannot read /proc/kallsyms: %s", strerror(errno));
 	if (!ksyms_load(&p.ksyms, f, &why))
-		test_skip("--profile: %s (/proc/sys/kernel/kptr_restrict is %ld; 0, or 1 with "
-			  "CAP_SYSLOG, shows them)", why,
-			  read_proc_long("/proc/sys/kernel/kptr_restrict"));
+		test_skip("--profile: %s (kptr_restrict %ld: 0, or 1 with CAP_SYSLOG, shows them)",
+			  why, read_proc_long("/proc/sys/kernel/kptr_restrict"));
 	fclose(f);
 	TEST_ASSERT(!sched_getaffinity(0, sizeof(set), &set), "sched_getaffinity");
 	p.cpus = calloc(CPU_COUNT(&set), sizeof(*p.cpus));
@@ -234,6 +234,17 @@ static void add_ip(uint64_t ip)
 		TEST_ASSERT(p.ips, "Out of memory for %zu samples", p.cap_ips);
 	}
 	p.ips[p.nr_ips++] = ip;
+}
+
+/*
+ * A sample taken while a vCPU thread ran its guest carries the guest's
+ * IP (KVM's perf callbacks): counted as one pseudo-function, "[guest]".
+ */
+static bool in_guest(uint16_t misc)
+{
+	uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return mode == PERF_RECORD_MISC_GUEST_KERNEL || mode == PERF_RECORD_MISC_GUEST_USER;
 }
 
 /* One record at @off of the ring @data (@size bytes), copied out of the wrap. */
@@ -269,7 +280,7 @@ static void drain(struct profile_cpu *c)
 		if (h.type == PERF_RECORD_SAMPLE) {
 			if (rec.sample.pid == (uint32_t)p.pid) {
 				p.cur.samples++;
-				add_ip(rec.sample.ip);
+				add_ip(in_guest(h.misc) ? PROFILE_IP_GUEST : rec.sample.ip);
 			} else if (!rec.sample.pid) {
 				p.cur.idle++;
 			} else {
@@ -312,10 +323,21 @@ static int func_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The function (or pseudo-function) a sample's IP lies in. */
+static const char *ip_name(uint64_t ip)
+{
+	const struct ksym *s;
+
+	if (ip == PROFILE_IP_GUEST)
+		return "[guest]";
+	s = ksyms_find(&p.ksyms, ip);
+	return s ? s->name : "[unknown]";
+}
+
 /* The current run's samples by function, most first. */
 static void symbolize(void)
 {
-	const struct ksym *s, *last = NULL;
+	const char *name, *last = NULL;
 	size_t i;
 
 	if (p.cur.funcs)
@@ -324,11 +346,11 @@ static void symbolize(void)
 	TEST_ASSERT(p.cur.funcs, "Out of memory for the profile");
 	qsort(p.ips, p.nr_ips, sizeof(*p.ips), u64_cmp);
 	for (i = 0; i < p.nr_ips; i++) {
-		s = ksyms_find(&p.ksyms, p.ips[i]);
-		if (!p.cur.nr_funcs || s != last)
-			p.cur.funcs[p.cur.nr_funcs++].name = s ? s->name : "[unknown]";
+		name = ip_name(p.ips[i]);
+		if (name != last)
+			p.cur.funcs[p.cur.nr_funcs++].name = name;
 		p.cur.funcs[p.cur.nr_funcs - 1].samples++;
-		last = s;
+		last = name;
 	}
 	qsort(p.cur.funcs, p.cur.nr_funcs, sizeof(*p.cur.funcs), func_cmp);
 }
