@@ -633,6 +633,45 @@ def cmd_until(args):
     return 0 if ok else 1
 
 
+def runs_to_decide(logs, change, alpha, power=0.8):
+    """Runs a side for the exact interval (each at 1 - alpha) to exclude
+    no change with probability @power when B is @change (0.05: 5%) slower:
+    the normal-theory count from a robust sd of the log values (1.4826
+    MAD), over the rank test's efficiency against the t-test (3/pi)."""
+    med = statistics.median(logs)
+    sd = 1.4826 * statistics.median([abs(x - med) for x in logs])
+    z = statistics.NormalDist().inv_cdf
+    n = 2 * ((z(1 - alpha / 2) + z(power)) * sd / math.log(1 + change)) ** 2 / (3 / math.pi)
+    return max(math.ceil(n), min_runs(alpha)), sd
+
+
+def cmd_spread(args):
+    """The A/A spread of each timing in runs of one setup (both sides
+    pooled when given two directories), and the runs a side to decide a
+    --change with 80% power, each figure at the family level split over
+    the timings (Bonferroni)."""
+    figs, units = {}, {}
+    for d in args.dirs:
+        f, u = load_side(side_files(d))
+        units.update(u)
+        for k, v in f.items():
+            figs.setdefault(k, []).extend(v)
+    timings = [k for k in figs if is_timing({'unit': units[k]}) and min(figs[k]) > 0
+               and (not args.figures or k in args.figures.split(','))]
+    alpha = figure_alpha(args.level / 100, len(timings))
+    print('| figure | runs | median | spread (max-min)/median | robust sd of log | '
+          'runs a side to decide %g%% |' % (args.change * 100))
+    print('| --- | --- | --- | --- | --- | --- |')
+    for k in timings:
+        s = summary(figs[k])
+        n, sd = runs_to_decide([math.log(x) for x in figs[k]], args.change, alpha)
+        print('| %s (%s) | %d | %s | %.1f%% | %.3f | %d |' %
+              (k, units[k], s['n'], fmt(s['median']), s['spread'] * 100, sd, n))
+    print('(each figure at %.4g%%: %g%% simultaneous over %d timings; 80%% power)' %
+          ((1 - alpha) * 100, args.level, len(timings)))
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog='bench/stats.py', description=__doc__.split('\n')[0])
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -658,6 +697,11 @@ def main(argv):
     u.add_argument('--pct', type=float, required=True)
     u.add_argument('--looks', type=int, required=True)
     u.add_argument('--level', type=float, default=FAMILY_LEVEL * 100)
+    sp = sub.add_parser('spread', help='A/A spread of the timings, runs to decide a change')
+    sp.add_argument('dirs', nargs='+', help='directories of runs of one setup')
+    sp.add_argument('--change', type=float, default=0.05)
+    sp.add_argument('--figures', help='comma-separated timings (default: all)')
+    sp.add_argument('--level', type=float, default=FAMILY_LEVEL * 100)
     s = sub.add_parser('schedule', help='runs a side at each look: FIRST .. LAST')
     s.add_argument('first', type=int)
     s.add_argument('last', type=int)
@@ -665,7 +709,8 @@ def main(argv):
     if args.cmd == 'schedule':
         print(' '.join(map(str, look_schedule(args.first, args.last))))
         return 0
-    return {'compare': cmd_compare, 'judge': cmd_judge, 'until': cmd_until}[args.cmd](args)
+    return {'compare': cmd_compare, 'judge': cmd_judge, 'until': cmd_until,
+            'spread': cmd_spread}[args.cmd](args)
 
 
 if __name__ == '__main__':

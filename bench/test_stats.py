@@ -358,6 +358,19 @@ class Sequential(unittest.TestCase):
         self.assertFalse(stats.widest(list(res.values()), w)[0])
 
 
+class RunsToDecide(unittest.TestCase):
+    def test_formula_and_power(self):
+        """The estimate for log-normal CV 15% and +30%, checked by
+        simulation: close to its 80% at that n, and more with 2n."""
+        rng = random.Random(12)
+        logs = [math.log(lognormal(rng)) for _ in range(4000)]
+        n, sd = stats.runs_to_decide(logs, 0.3, stats.figure_alpha(0.95, FIGS))
+        self.assertAlmostEqual(sd, SIGMA_15, delta=0.01)
+        self.assertEqual(n, 10)
+        self.assertGreaterEqual(power(lognormal, n, 1.3, 200, 13), 0.55)
+        self.assertGreaterEqual(power(lognormal, 2 * n, 1.3, 200, 14), 0.9)
+
+
 def simulate():
     """The tables docs/statistics.md quotes."""
     print('A/A, %d figures a comparison, %d comparisons: comparisons with a false '
