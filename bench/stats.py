@@ -309,10 +309,10 @@ PROFILE_MIN_SHARE = 0.5     # percent, pooled over both sides: the functions jud
 PROFILE_TOP = 10
 
 
-def load_profiles(paths):
+def load_profiles(paths, phase=None):
     """Per run (JSON file): {function: percent of the kernel samples of
-    the test's threads}, and those samples in ms; runs without a profile
-    are left out."""
+    the test's threads} (in @phase only, if given), and those samples in
+    ms; runs without a profile are left out."""
     shares, ms = [], []
     for p in paths:
         with open(p) as f:
@@ -323,8 +323,9 @@ def load_profiles(paths):
             continue
         period = profs[0].get('period_ns', 0)
         for prof in profs:
-            total += prof['samples']
-            for name, n in prof['functions'].items():
+            got = prof['functions'] if not phase else prof.get('phases', {}).get(phase, {})
+            total += sum(got.values())
+            for name, n in got.items():
                 funcs[name] = funcs.get(name, 0) + n
         shares.append({k: 100.0 * v / total for k, v in funcs.items()} if total else {})
         ms.append(dict({k: v * period / 1e6 for k, v in funcs.items()},
@@ -332,15 +333,15 @@ def load_profiles(paths):
     return shares, ms
 
 
-def compare_profiles(a_paths, b_paths, family_level=None):
+def compare_profiles(a_paths, b_paths, family_level=None, phase=None):
     """The functions with at least PROFILE_MIN_SHARE percent of the pooled
     samples (chosen without looking at which side they came from), each
     with the Hodges-Lehmann shift of its share in percentage points B-A
     and its exact interval, simultaneous over those functions.  Returns
     (rows by |shift|, most first; the per-function level or None when too
     few runs for any interval; the functions judged)."""
-    a, a_ms = load_profiles(a_paths)
-    b, b_ms = load_profiles(b_paths)
+    a, a_ms = load_profiles(a_paths, phase)
+    b, b_ms = load_profiles(b_paths, phase)
     if not a or not b:
         return [], None, 0
     names = set().union(*a, *b)
@@ -370,13 +371,14 @@ def compare_profiles(a_paths, b_paths, family_level=None):
     return rows, (1 - alpha) if ok else None, len(judged)
 
 
-def print_profile(rows, level, judged, n_a, n_b, family_level, out=None):
+def print_profile(rows, level, judged, n_a, n_b, family_level, phase=None, out=None):
     out = out or sys.stdout
     print('\nkernel functions whose share of the samples changed most (--profile: CPU-clock '
-          'samples of the test\'s threads in the kernel while timed; %d runs of A, %d of B; '
+          'samples of the test\'s threads in the kernel while timed%s; %d runs of A, %d of B; '
           'B-A in percentage points, Hodges-Lehmann, [lo, hi] exact, simultaneous %g%% over '
           'the %d functions with >= %g%% of the samples%s):' %
-          (n_a, n_b, family_level * 100, judged, PROFILE_MIN_SHARE,
+          (', phase %s only' % phase if phase else '', n_a, n_b, family_level * 100,
+           judged, PROFILE_MIN_SHARE,
            '' if level else '; too few runs for intervals at that level: no verdict'), file=out)
     if not rows:
         print('  (no function with that share)', file=out)
@@ -552,10 +554,10 @@ def cmd_compare(args):
            ' and %d looks' % args.looks if args.looks > 1 else '', level * 100))
     print_table(results)
     prof, prof_level, judged = compare_profiles(side_files(args.a), side_files(args.b),
-                                                args.level / 100)
+                                                args.level / 100, args.profile_phase)
     if judged or prof:
         print_profile(prof, prof_level, judged, len(side_files(args.a)),
-                      len(side_files(args.b)), args.level / 100)
+                      len(side_files(args.b)), args.level / 100, args.profile_phase)
     print()
     for r in results:
         print(verdict_line(r))
@@ -684,6 +686,7 @@ def main(argv):
     c.add_argument('--title', default='')
     c.add_argument('--level', type=float, default=FAMILY_LEVEL * 100,
                    help='simultaneous confidence level in percent (default 95)')
+    c.add_argument('--profile-phase', help="--profile: compare this phase's samples only")
     c.add_argument('--looks', type=int, default=1,
                    help='looks of a sequential comparison the level is split over')
     j = sub.add_parser('judge', help='good/bad of one figure against a baseline')

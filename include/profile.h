@@ -12,7 +12,8 @@
  *
  *	{ "test", "event": "cpu-clock", "period_ns", "cpus": [ ... ],
  *	  "runs": [ { "result", "period_ns", "samples", "other_tasks", "idle", "lost",
- *		      "functions": { "name [module]": samples, ... } } ] }
+ *		      "functions": { "name [module]": samples, ... },
+ *		      "phases": { "populate": { "name [module]": samples, ... }, ... } } ] }
  *
  * and with --json each run there has the same "profile" object.  What
  * cannot be profiled (perf_event_paranoid, kptr_restrict, no perf events)
@@ -53,6 +54,8 @@ void profile_request(const char *path);
 /* Probe that profiling works here, before any work: else skip, with why. */
 void profile_open(const char *test);
 void profile_start(void);
+/* The samples from now on are phase @name's (the first: "populate"). */
+void profile_phase(const char *name);
 void profile_stop(void);
 /* The current run's profile as the object @key of @w (nothing if off). */
 void profile_write_run(struct json_writer *w, const char *key);

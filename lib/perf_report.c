@@ -171,6 +171,11 @@ void perf_report_stats_end(struct kvm_vm *vm)
 	r.stats = true;
 }
 
+void perf_report_phase(const char *name)
+{
+	profile_phase(name);
+}
+
 int perf_report_stats_moved(bool vcpu, const struct kvm_stat_delta **moved)
 {
 	*moved = r.moved[vcpu];

@@ -18,6 +18,7 @@
 #define PROFILE_MAX_FUNCS	100		/* per run in FILE; the rest summed */
 #define PROFILE_MAX_RUNS	64
 #define PROFILE_IP_GUEST	UINT64_MAX	/* sorts last, past every symbol */
+#define PROFILE_MAX_PHASES	16
 
 struct profile_cpu {
 	int cpu;
@@ -31,11 +32,24 @@ struct profile_func {
 	uint64_t samples;
 };
 
+struct profile_funcs {
+	struct profile_func *funcs;
+	int nr_funcs;
+};
+
 struct profile_run {
 	char result[64];
 	uint64_t samples, other_tasks, idle, lost;
-	struct profile_func *funcs;
-	int nr_funcs;
+	struct profile_funcs all;
+	/* By phase, when the test named phases (perf_report_phase()). */
+	const char *phase_names[PROFILE_MAX_PHASES];
+	struct profile_funcs phases[PROFILE_MAX_PHASES];
+	int nr_phases;
+};
+
+struct profile_sample {
+	uint64_t ip;
+	int phase;
 };
 
 static struct {
@@ -45,8 +59,9 @@ static struct {
 	struct profile_cpu *cpus;
 	int nr_cpus;
 	pid_t pid;
-	uint64_t *ips;		/* this run's kernel samples of the test's threads */
+	struct profile_sample *ips;	/* this run's kernel samples of the test's threads */
 	size_t nr_ips, cap_ips;
+	int phase;			/* of the samples now drained */
 	struct profile_run cur;
 	struct profile_run runs[PROFILE_MAX_RUNS];
 	int nr_runs;
@@ -217,10 +232,26 @@ void profile_open(const char *test)
 			open_cpu(&p.cpus[p.nr_cpus++], cpu);
 }
 
+static int phase_index(const char *name)
+{
+	int i;
+
+	for (i = 0; i < p.cur.nr_phases; i++)
+		if (!strcmp(p.cur.phase_names[i], name))
+			return i;
+	TEST_ASSERT(i < PROFILE_MAX_PHASES, "More than %d phases to profile", PROFILE_MAX_PHASES);
+	p.cur.phase_names[p.cur.nr_phases] = name;
+	return p.cur.nr_phases++;
+}
+
 void profile_start(void)
 {
 	int i;
 
+	if (!p.nr_cpus)
+		return;
+	if (!p.cur.nr_phases)
+		p.phase = phase_index("timed");
 	for (i = 0; i < p.nr_cpus; i++)
 		TEST_ASSERT(!ioctl(p.cpus[i].fd, PERF_EVENT_IOC_ENABLE, 0),
 			    "PERF_EVENT_IOC_ENABLE on CPU %d", p.cpus[i].cpu);
@@ -233,7 +264,7 @@ static void add_ip(uint64_t ip)
 		p.ips = realloc(p.ips, p.cap_ips * sizeof(*p.ips));
 		TEST_ASSERT(p.ips, "Out of memory for %zu samples", p.cap_ips);
 	}
-	p.ips[p.nr_ips++] = ip;
+	p.ips[p.nr_ips++] = (struct profile_sample){ ip, p.phase };
 }
 
 /*
@@ -294,6 +325,17 @@ static void drain(struct profile_cpu *c)
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 }
 
+void profile_phase(const char *name)
+{
+	int i;
+
+	if (!p.nr_cpus)
+		return;
+	for (i = 0; i < p.nr_cpus; i++)
+		drain(&p.cpus[i]);
+	p.phase = phase_index(name);
+}
+
 void profile_stop(void)
 {
 	int i;
@@ -307,9 +349,10 @@ void profile_stop(void)
 
 /* ---- per function --------------------------------------------------------- */
 
-static int u64_cmp(const void *a, const void *b)
+static int sample_cmp(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t x = ((const struct profile_sample *)a)->ip;
+	uint64_t y = ((const struct profile_sample *)b)->ip;
 
 	return x < y ? -1 : x > y;
 }
@@ -334,30 +377,57 @@ static const char *ip_name(uint64_t ip)
 	return s ? s->name : "[unknown]";
 }
 
-/* The current run's samples by function, most first. */
-static void symbolize(void)
+/* The current run's samples of @phase (-1: all) by function, most first. */
+static void count_funcs(struct profile_funcs *out, int phase)
 {
 	const char *name, *last = NULL;
 	size_t i;
 
-	if (p.cur.funcs)
-		return;
-	p.cur.funcs = calloc(p.nr_ips + 1, sizeof(*p.cur.funcs));
-	TEST_ASSERT(p.cur.funcs, "Out of memory for the profile");
-	qsort(p.ips, p.nr_ips, sizeof(*p.ips), u64_cmp);
+	out->funcs = calloc(p.nr_ips + 1, sizeof(*out->funcs));
+	TEST_ASSERT(out->funcs, "Out of memory for the profile");
 	for (i = 0; i < p.nr_ips; i++) {
-		name = ip_name(p.ips[i]);
+		if (phase >= 0 && p.ips[i].phase != phase)
+			continue;
+		name = ip_name(p.ips[i].ip);
 		if (name != last)
-			p.cur.funcs[p.cur.nr_funcs++].name = name;
-		p.cur.funcs[p.cur.nr_funcs - 1].samples++;
+			out->funcs[out->nr_funcs++].name = name;
+		out->funcs[out->nr_funcs - 1].samples++;
 		last = name;
 	}
-	qsort(p.cur.funcs, p.cur.nr_funcs, sizeof(*p.cur.funcs), func_cmp);
+	qsort(out->funcs, out->nr_funcs, sizeof(*out->funcs), func_cmp);
+}
+
+static void symbolize(void)
+{
+	int i;
+
+	if (p.cur.all.funcs)
+		return;
+	qsort(p.ips, p.nr_ips, sizeof(*p.ips), sample_cmp);
+	count_funcs(&p.cur.all, -1);
+	for (i = 0; p.cur.nr_phases > 1 && i < p.cur.nr_phases; i++)
+		count_funcs(&p.cur.phases[i], i);
+}
+
+static void write_funcs(struct json_writer *w, const char *key, const struct profile_funcs *f)
+{
+	uint64_t rest = 0;
+	int i;
+
+	json_object_begin(w, key);
+	for (i = 0; i < f->nr_funcs; i++) {
+		if (i < PROFILE_MAX_FUNCS)
+			json_u64(w, f->funcs[i].name, f->funcs[i].samples);
+		else
+			rest += f->funcs[i].samples;
+	}
+	if (rest)
+		json_u64(w, "[other functions]", rest);
+	json_object_end(w);
 }
 
 static void write_profile(struct json_writer *w, const char *key, const struct profile_run *run)
 {
-	uint64_t rest = 0;
 	int i;
 
 	json_object_begin(w, key);
@@ -368,16 +438,14 @@ static void write_profile(struct json_writer *w, const char *key, const struct p
 	json_u64(w, "other_tasks", run->other_tasks);
 	json_u64(w, "idle", run->idle);
 	json_u64(w, "lost", run->lost);
-	json_object_begin(w, "functions");
-	for (i = 0; i < run->nr_funcs; i++) {
-		if (i < PROFILE_MAX_FUNCS)
-			json_u64(w, run->funcs[i].name, run->funcs[i].samples);
-		else
-			rest += run->funcs[i].samples;
+	write_funcs(w, "functions", &run->all);
+	if (run->nr_phases > 1) {
+		json_object_begin(w, "phases");
+		for (i = 0; i < run->nr_phases; i++)
+			if (run->phases[i].nr_funcs)
+				write_funcs(w, run->phase_names[i], &run->phases[i]);
+		json_object_end(w);
 	}
-	if (rest)
-		json_u64(w, "[other functions]", rest);
-	json_object_end(w);
 	json_object_end(w);
 }
 
