@@ -228,3 +228,21 @@ bench_run_done() {
 bench_count() {
 	grep -c "^$2 ${3:-[ab]} " "$1/status" 2>/dev/null || true
 }
+
+# bench_clock CLOCK ARCH SMP: the VM's clock for bench runs.  icount (the
+# default for x86_64 VMs): TCG's clock counts instructions (-icount
+# shift=3,sleep=off, about real time on this machine), its timings
+# steady to a few percent run to run where the host's clock under TCG
+# moves 100-700% (docs/results/clocks.md); one vCPU (x86_64 hangs
+# bringing up a second with -icount).  tcg: the host's clock.  Exports
+# VMRUN_ICOUNT for vm/run; prints the reason and returns 1 on a conflict.
+bench_clock() {
+	case $1 in
+	icount)
+		[[ $2 == x86_64 ]] || { echo "--clock icount: x86_64 only (give --clock tcg)"; return 1; }
+		(($3 == 1)) || { echo "--clock icount needs --smp 1 (give --clock tcg for more)"; return 1; }
+		export VMRUN_ICOUNT=shift=3,sleep=off ;;
+	tcg) unset VMRUN_ICOUNT ;;
+	*) echo "bad --clock '$1' (icount or tcg)"; return 1 ;;
+	esac
+}
