@@ -210,13 +210,18 @@ static bool run_pass(uint64_t pass, uint64_t *ns, char *err, size_t len)
 	return true;
 }
 
+/* Phase @name (--profile's samples by phase), then the dirty passes again. */
 static bool timed(bool (*fn)(struct perf_test_dirty *d, char *err, size_t len),
-		  uint64_t *ns, char *err, size_t len)
+		  const char *name, uint64_t *ns, char *err, size_t len)
 {
-	struct timespec start = timespec_now();
-	bool ok = fn(&dirty, err, len);
+	struct timespec start;
+	bool ok;
 
+	perf_report_phase(name);
+	start = timespec_now();
+	ok = fn(&dirty, err, len);
 	*ns = timespec_to_ns(timespec_elapsed(start));
+	perf_report_phase("dirty");
 	return ok;
 }
 
@@ -227,10 +232,10 @@ static bool run_iteration(int i, struct dl_times *t, char *err, size_t len)
 	struct perf_test_dirty_count c;
 
 	if (!run_pass(i + 1, &dirty_ns, err, len) ||
-	    !timed(perf_test_dirty_get, &get_ns, err, len))
+	    !timed(perf_test_dirty_get, "get", &get_ns, err, len))
 		return false;
 	if (perf_test_dirty_needs_clear(&dirty) &&
-	    !timed(perf_test_dirty_clear, &clear_ns, err, len))
+	    !timed(perf_test_dirty_clear, "clear", &clear_ns, err, len))
 		return false;
 	if (!perf_test_dirty_check(&dirty, &c, err, len)) {
 		snprintf(err + strlen(err), len - strlen(err), " (iteration %d)", i);
@@ -262,10 +267,10 @@ static bool disable_phase(const struct dl_params *p, struct dl_times *t, char *e
 	bool ok;
 
 	if (!p->run_while_disabling)
-		return timed(disable_logging, &t->disable, err, len);
+		return timed(disable_logging, "disable", &t->disable, err, len);
 	WRITE_ONCE(keep_running, true);
 	perf_test_next_pass();
-	ok = timed(disable_logging, &t->disable, err, len);
+	ok = timed(disable_logging, "disable", &t->disable, err, len);
 	WRITE_ONCE(keep_running, false);
 	if (ok && !perf_test_wait_pass(pass, NULL, NULL)) {
 		snprintf(err, len, "pass %lu did not complete", (unsigned long)pass);
@@ -286,7 +291,7 @@ static bool run_phases(const struct dl_params *p, struct dl_times *t, struct tim
 	}
 	t->populate = timespec_to_ns(timespec_elapsed(start));
 	print_time("Populate memory time", t->populate);
-	if (!timed(enable_logging, &t->enable, err, len))
+	if (!timed(enable_logging, "enable", &t->enable, err, len))
 		return false;
 	print_time("Enabling dirty logging time", t->enable);
 	for (i = 1; i <= p->iterations; i++)
@@ -376,6 +381,7 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	describe(p, vm);
 
 	perf_report_stats_begin(vm);
+	perf_report_phase("populate");
 	start = timespec_now();
 	perf_test_start_threads(&p->o, dl_vcpu_pass);
 	ok = run_phases(p, &t, start, err, sizeof(err));

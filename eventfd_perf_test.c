@@ -162,6 +162,7 @@ static void parse_args(int argc, char *argv[], struct ef_params *p)
 		case 'c':
 		case 'B':
 		case PERF_TEST_OPT_JSON:
+		case PERF_TEST_OPT_PROFILE:
 			perf_test_parse_opt(&p->o, opt, optarg);
 			break;
 		case 'e':

@@ -121,9 +121,10 @@ bench_arch_dir() { [[ $1 == arm64 ]] && echo aarch64 || echo x86_64; }
 # (build_suite: vm/build-deps.sh, which every caller sources)
 bench_build() { build_suite "$1" "$2" "$3" "$3.build.log"; }
 
-# bench_run_fn TEST TIMEOUT: shell (POSIX sh, for the guest too) defining
-# bench_run SIDE IDX WARM DIR ARGS...: runs ./TEST ARGS --json in DIR
-# (files in $BENCH_TMP, default /tmp),
+# bench_run_fn TEST TIMEOUT [PROFILE]: shell (POSIX sh, for the guest too)
+# defining bench_run SIDE IDX WARM DIR ARGS...: runs ./TEST ARGS --json in
+# DIR (files in $BENCH_TMP, default /tmp; PROFILE non-empty: --profile too,
+# its samples in the JSON),
 # killing it after TIMEOUT seconds (its kernel stacks shown), and prints
 # the protocol.
 bench_run_fn() {
@@ -133,7 +134,7 @@ bench_run() {
   bt=\${BENCH_TMP:-/tmp}
   rm -f "\$bt/bench.json"
   echo "CMP-START \$side \$idx \$warm"
-  set -- "\$@" --json "\$bt/bench.json"
+  set -- "\$@" --json "\$bt/bench.json"${3:+ --profile "\$bt/profile.json"}
 $(bench_guest_watch "$1" "$2" "\"\$bt/out\"")
   rc=\$?
   sed 's/^/CMP-OUT /' "\$bt/out"
@@ -224,4 +225,22 @@ bench_run_done() {
 # fail, skip), warm-ups included.
 bench_count() {
 	grep -c "^$2 ${3:-[ab]} " "$1/status" 2>/dev/null || true
+}
+
+# bench_clock CLOCK ARCH SMP: the VM's clock for bench runs.  icount (the
+# default for x86_64 VMs): TCG's clock counts instructions (-icount
+# shift=3,sleep=off, about real time on this machine), its timings
+# steady to a few percent run to run where the host's clock under TCG
+# moves 100-700% (docs/results/clocks.md); one vCPU (x86_64 hangs
+# bringing up a second with -icount).  tcg: the host's clock.  Exports
+# VMRUN_ICOUNT for vm/run; prints the reason and returns 1 on a conflict.
+bench_clock() {
+	case $1 in
+	icount)
+		[[ $2 == x86_64 ]] || { echo "--clock icount: x86_64 only (give --clock tcg)"; return 1; }
+		(($3 == 1)) || { echo "--clock icount needs --smp 1 (give --clock tcg for more)"; return 1; }
+		export VMRUN_ICOUNT=shift=3,sleep=off ;;
+	tcg) unset VMRUN_ICOUNT ;;
+	*) echo "bad --clock '$1' (icount or tcg)"; return 1 ;;
+	esac
 }

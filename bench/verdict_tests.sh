@@ -9,8 +9,9 @@
 #  - bad command lines exit 2;
 #  - on this host's /dev/kvm, if it runs our guests (probed; else SKIP):
 #    A/A comparisons (same kernel, same binary, same options) of
-#    demand_paging_test and dirty_log_perf_test must find no difference in
-#    any timing; a known slowdown (demand_paging_test -d on the uffd
+#    demand_paging_test and dirty_log_perf_test at the default --runs and
+#    --level must find no difference in any timing; 3 runs a side must be
+#    refused a verdict; a known slowdown (demand_paging_test -d on the uffd
 #    service: DELAY us more per fault) must be worse, in time and rate,
 #    by at least DELAY and at most 4x DELAY per fault;
 #  - one short real run in the x86_64 VM: the slowdown again, then
@@ -72,6 +73,27 @@ all_timings_same() {
 	echo "# timings that differ in an A/A comparison:"
 	echo "${bad//VERDICT/# VERDICT}"
 	return 1
+}
+
+# refused DIR RC: bench/compare exited 1, said why and printed no verdict.
+refused() {
+	(($2 == 1)) && grep -q 'too few runs for a verdict: 3 of A and 3 of B.* at least [0-9]* runs a side' \
+		"$1/err" && ! grep -q '^VERDICT' "$1/out" && return 0
+	echo "# exit $2; stderr:"
+	tail -n 5 "$1/err" | sed 's/^/#   /'
+	return 1
+}
+
+# until_said DIR TEXT...: bench/compare --until printed each TEXT (a regex).
+until_said() {
+	local d=$1 t
+	shift
+	for t in "$@"; do
+		grep -q -- "$t" "$d/out" && continue
+		echo "# not printed: $t"
+		grep '^until\|runs of A' "$d/out" | sed 's/^/#   /'
+		return 1
+	done
 }
 
 # The slowdown: worse in time and rate, and DELAY..4*DELAY us per fault.
@@ -143,19 +165,32 @@ check "bad command lines: one line, exit 2" usage_errors
 DIR=$REPO/build/x86_64
 bench_build "$REPO" x86_64 "$DIR" || { not_ok "build"; exit 1; }
 if [[ $(uname -m) == x86_64 ]] && host_kvm_runs_guests "$DIR/kselftest_install/kvm"; then
-	compare aa-dp --options '' '' --runs 10 --level 99 -- demand_paging_test -u MISSING -b 4M
-	check "A/A demand_paging_test -u MISSING on this host: no timing differs" \
+	# A/A at the defaults a maintainer uses: --runs 10, --level 95.
+	compare aa-dp --options '' '' -- demand_paging_test -u MISSING -b 4M
+	check "A/A demand_paging_test -u MISSING on this host, defaults: no timing differs" \
 		all_timings_same "$LOGS/aa-dp"
-	compare aa-dl --options '' '' --runs 8 --level 99 -- dirty_log_perf_test -b 4M -i 2
-	check "A/A dirty_log_perf_test on this host: no timing differs" \
+	compare aa-dl --options '' '' -- dirty_log_perf_test -b 4M -i 2
+	check "A/A dirty_log_perf_test on this host, defaults: no timing differs" \
 		all_timings_same "$LOGS/aa-dl"
+	compare few --options '' '' --runs 3 -- dirty_log_perf_test -b 1M -i 2
+	check "3 runs a side: no verdict, the least n said, exit 1" refused "$LOGS/few" $?
+	compare until-max --options '' '' --until 1 --runs 4 --max-runs 6 -- dirty_log_perf_test -b 1M -i 2
+	check "--until 1%: not resolved by --max-runs 6, looks and runs said, split over the looks" \
+		until_said "$LOGS/until-max" "not resolved to +-1% after the last look (--max-runs 6); 6 runs of A and 6 of B" \
+		"looks at 4 6 runs a side" "over the [0-9]* figures that vary and 2 looks"
+	compare until-budget --options '' '-d 5000' --until 1 --budget 0.1 -- \
+		demand_paging_test -u MISSING -b 1M
+	check "--until 1% --budget 0.1: stops before look 2, 8 runs a side, B still worse" \
+		until_said "$LOGS/until-budget" "stopped by --budget 0.1 min before look 2 (12 runs a side); 8 runs of A and 8 of B" \
+		"looks at 8 12 18 27 40 runs a side" "VERDICT figure=time_ns .* verdict=worse"
 	compare slow --options '' "-d $DELAY" --runs 6 -- demand_paging_test -u MISSING -b 4M
 	check "demand_paging_test -d $DELAY on this host: worse by about $DELAY us a fault" \
 		slower_by_delay "$LOGS/slow" 1024
 	check "failed and hung runs are reported with their output and counted" \
 		failures_reported
 else
-	for t in "A/A demand_paging_test" "A/A dirty_log_perf_test" "known slowdown" \
+	for t in "A/A demand_paging_test" "A/A dirty_log_perf_test" "too few runs" "--until max" \
+		"--until budget" "known slowdown" \
 		"failed and hung runs"; do
 		skip "$t on this host" "this host's /dev/kvm does not run our guests: $HOST_KVM_WHY"
 	done
@@ -165,7 +200,8 @@ fi
 KDIR=$(stock_kernel_dir x86_64)
 IMAGE=$(pvh_vmlinux "$(find "$KDIR/boot" -name 'vmlinuz-*' | sort -V | tail -n1)")
 KERNEL=$IMAGE:$(find "$KDIR/lib/modules" -mindepth 1 -maxdepth 1 -type d | sort -V | tail -n1)
-compare vm --where vm --options "" "-d $VM_DELAY" --runs 4 -- demand_paging_test -u MISSING -b 1M
+# --clock tcg: bench/bisect-run, judged against these runs, runs on the host's clock.
+compare vm --where vm --clock tcg --options "" "-d $VM_DELAY" --runs 6 -- demand_paging_test -u MISSING -b 1M
 check "in the VM: demand_paging_test -d $VM_DELAY worse in time and rate" \
 	test "$(verdict "$LOGS/vm" time_ns)$(verdict "$LOGS/vm" rate)" = worseworse
 CMP=$LOGS/vm/runs/compare.json

@@ -42,6 +42,11 @@ void perf_report_guest_mode(const char *name);
 void perf_report_stats_begin(struct kvm_vm *vm);
 void perf_report_stats_end(struct kvm_vm *vm);
 /*
+ * Between _begin() and _end(): what follows is phase @name (the first
+ * is "populate"), for --profile's samples by phase.
+ */
+void perf_report_phase(const char *name);
+/*
  * The stats of this run that moved between _begin() and _end(): the
  * vCPUs' (summed) or the VM's, in descriptor order; 0 before _end().
  */

@@ -92,6 +92,7 @@ struct perf_test_options {
 #define PERF_TEST_OPTSTRING	"m:b:v:os:c:BnN:p:L"
 /* Long options (getopt_long) every perf test takes; their codes are not letters. */
 #define PERF_TEST_OPT_JSON	0x100
+#define PERF_TEST_OPT_PROFILE	0x101
 extern const struct option perf_test_long_options[];
 
 void perf_test_options_init(struct perf_test_options *o, uint64_t bytes, int nr_vcpus);

@@ -8,6 +8,7 @@
 
 #include "json_writer.h"
 #include "perf_report.h"
+#include "profile.h"
 
 #define MAX_ITEMS	64
 #define MAX_DELTAS	512
@@ -89,6 +90,7 @@ static void write_header(const char *test, int argc, char *argv[])
 
 void perf_report_open(const char *test, const char *json_path, int argc, char *argv[])
 {
+	profile_open(test);
 	if (!json_path)
 		return;
 	if (snprintf(r.path, sizeof(r.path), "%s", json_path) >= (int)sizeof(r.path))
@@ -155,16 +157,23 @@ void perf_report_stats_begin(struct kvm_vm *vm)
 	r.stats = false;
 	if (vm)
 		kvm_stats_snapshot_vm(vm, &r.vm[0], &r.vcpu[0]);
+	profile_start();
 }
 
 void perf_report_stats_end(struct kvm_vm *vm)
 {
+	profile_stop();
 	if (!vm)
 		return;
 	kvm_stats_snapshot_vm(vm, &r.vm[1], &r.vcpu[1]);
 	r.nr_moved[0] = kvm_stats_snapshot_diff(&r.vm[0], &r.vm[1], r.moved[0], MAX_DELTAS);
 	r.nr_moved[1] = kvm_stats_snapshot_diff(&r.vcpu[0], &r.vcpu[1], r.moved[1], MAX_DELTAS);
 	r.stats = true;
+}
+
+void perf_report_phase(const char *name)
+{
+	profile_phase(name);
 }
 
 int perf_report_stats_moved(bool vcpu, const struct kvm_stat_delta **moved)
@@ -307,6 +316,7 @@ static void write_run(struct json_writer *w, const char *result_name)
 		write_deltas(w, "vcpu", true);
 		json_object_end(w);
 	}
+	profile_write_run(w, "profile");
 	json_object_end(w);
 }
 
@@ -327,6 +337,7 @@ void perf_report_run_end(const char *result_name)
 	printf("\n");
 	if (r.f)
 		write_run(&r.w, result_name);
+	profile_run_end(result_name);
 	r.nr_items = 0;
 	r.guest_mode = NULL;
 	r.stats = false;
@@ -340,6 +351,7 @@ void perf_report_close(void)
 {
 	bool ok;
 
+	profile_close();
 	if (!r.f)
 		return;
 	json_array_end(&r.w);

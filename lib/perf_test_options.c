@@ -5,7 +5,7 @@
  * -c CPU list, -n nested, -p guest-physical offset: as in upstream's
  * demand_paging_test and dirty_log_perf_test; and letters no upstream
  * version of either uses: -B no start barrier, -N NUMA node, -L largest
- * guest pages, and the long option --json FILE.  Checked in one place,
+ * guest pages, and the long options --json FILE and --profile FILE.  Checked in one place,
  * before any work: bad input is a usage error, what the host lacks a skip.
  */
 #include <fcntl.h>
@@ -14,9 +14,11 @@
 
 #include "numa_util.h"
 #include "perf_test_util.h"
+#include "profile.h"
 
 const struct option perf_test_long_options[] = {
 	{ "json", required_argument, NULL, PERF_TEST_OPT_JSON },
+	{ "profile", required_argument, NULL, PERF_TEST_OPT_PROFILE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -102,6 +104,9 @@ bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg)
 	case PERF_TEST_OPT_JSON:
 		o->json_path = arg;
 		return true;
+	case PERF_TEST_OPT_PROFILE:
+		profile_request(arg);
+		return true;
 	case 'x':
 		o->nr_slots = parse_long("memslot count (-x)", arg, 1, PERF_TEST_MAX_SLOTS);
 		return true;
@@ -153,7 +158,10 @@ void perf_test_options_help(FILE *out, const struct perf_test_options *d)
 		" -N: bind test memory to this NUMA node (checked after the run); it was\n"
 		"     -n before -n took upstream's meaning (nested)\n"
 		" --json FILE: also write the options and figures, with the KVM stats\n"
-		"     that moved while timed, as one JSON object to FILE\n");
+		"     that moved while timed, as one JSON object to FILE\n"
+		" --profile FILE: sample the kernel (CPU clock) on the test's CPUs while\n"
+		"     timed; the test's threads' samples by kernel function, as JSON to\n"
+		"     FILE (and in the --json runs)\n");
 }
 
 int try_parse_cpu_list(const char *list, int *cpus, int max, const char **why)

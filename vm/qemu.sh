@@ -12,6 +12,13 @@ tcg_accel() {
 	echo "tcg,thread=${VMRUN_TCG_THREAD:-single}"
 }
 
+# VMRUN_ICOUNT=OPTS (e.g. shift=3,sleep=off): TCG's clock counts
+# instructions (-icount), steady run to run (docs/results/clocks.md);
+# x86_64 boots with it only with one vCPU (--smp 1: AP bring-up hangs).
+icount_args() {
+	[[ -z ${VMRUN_ICOUNT:-} || $ACCEL == kvm ]] || echo "-icount $VMRUN_ICOUNT"
+}
+
 # Fill QEMU_CMD for the chosen arch/accel/resources.
 qemu_command() {
 	local console append i first last per cpus
@@ -32,6 +39,8 @@ qemu_command() {
 			QEMU_CMD+=(-accel "$(tcg_accel)" -cpu "max,pauth-impdef=on")
 		fi
 	fi
+	# shellcheck disable=SC2207  # two words: -icount OPTS
+	QEMU_CMD+=($(icount_args))
 	QEMU_CMD+=(-smp "$SMP" -m "${MEM_MIB}M" -nodefaults -no-user-config -no-reboot
 		-display none -monitor none -serial stdio
 		-kernel "$KERNEL" -initrd "$WORK/initrd.cpio")
