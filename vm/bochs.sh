@@ -34,7 +34,7 @@ bochs_check_args() {
 	[[ $ARCH == x86_64 ]] || die_usage "--cpu intel needs --arch x86_64 (Bochs emulates x86 only)"
 	[[ $ACCEL == auto ]] || die_usage "--accel $ACCEL: --cpu intel always runs under Bochs"
 	((NUMA == 1)) || die_usage "--numa $NUMA: Bochs emulates no NUMA (--cpu intel)"
-	((MEM_MIB <= 3072)) || die_usage "--mem $MEM: Bochs' PC has at most 3G below the PCI hole (--cpu intel)"
+	((MEM_MIB <= 8192)) || die_usage "--mem $MEM: at most 8G under Bochs (--cpu intel)"
 }
 
 # GRUB's linux loader boots bzImages, not the ELF vmlinux QEMU takes.
@@ -82,12 +82,14 @@ EOF
 	rm -rf "$iso"
 }
 
+# Bochs holds at most 2G of guest memory in host memory (host=); beyond
+# that it swaps blocks to a temporary file.
 bochs_command() {
 	local append="console=ttyS0 panic=-1 rdinit=/init no_timer_check"
 	((VERBOSE)) || append+=" quiet loglevel=1"
 	bochs_iso "$append"
 	cat >"$WORK/bochsrc" <<EOF
-megs: $MEM_MIB
+memory: guest=$MEM_MIB, host=$((MEM_MIB < 2048 ? MEM_MIB : 2048))
 cpu: model=$BOCHS_CPU_MODEL, count=$SMP, ips=$BOCHS_IPS, reset_on_triple_fault=1
 romimage: file=/usr/share/bochs/BIOS-bochs-latest
 vgaromimage: file=/usr/share/vgabios/vgabios.bin
