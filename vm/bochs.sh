@@ -14,8 +14,8 @@
 # Sourced by vm/run; uses its globals (ARCH, SMP, MEM_MIB, NUMA, ACCEL,
 # KERNEL, WORK, VERBOSE) and info(), die_usage().
 
-# Any Bochs CPU model with VMX+EPT works; Haswell is the oldest with all
-# of KVM's EPT features (A/D bits excepted: Bochs' haswell has none).
+# A Bochs CPU model with VMX, EPT and VPID (also: corei7_skylake_x,
+# corei7_icelake_u).
 BOCHS_CPU_MODEL=${VMRUN_BOCHS_CPU:-corei7_haswell_4770}
 # Instructions per emulated second.  With clock sync=none the guest's time
 # is the instruction count divided by this, so timeouts and figures are in
