@@ -46,7 +46,9 @@ bochs_kernel() {
 	echo "$1"
 }
 
-bochs_boot_timeout() { echo 1200; }
+# Wall seconds: Bochs needs ~3 minutes of one host core to reach init,
+# far more wall time on a loaded host (20 minutes gave it 2 at load 20).
+bochs_boot_timeout() { echo 2400; }
 
 # Write the ISO with GRUB, the kernel and the initramfs.
 bochs_iso() {
