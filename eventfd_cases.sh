@@ -26,7 +26,7 @@ json_ok() {
 	rm -f "$json"
 	run ok "$@" --json "$json"
 	run_rc=$rc
-	selected "$@" --json || return 0
+	selected ok "$@" --json || return 0
 	N=$((N + 1))
 	if [ "$run_rc" -eq 4 ]; then
 		echo "ok $N --json parses # SKIP the run was skipped"

@@ -113,6 +113,17 @@ bench_kernel_args() {
 	fi
 }
 
+# bench_check_cpu CPU ARCH: a usage error (die_usage) unless CPU, vm/run's
+# --cpu, is empty, or amd or intel on x86_64.
+bench_check_cpu() {
+	case $1 in
+	'') return 0 ;;
+	amd|intel) ;;
+	*) die_usage "bad --cpu '$1' (amd or intel)" ;;
+	esac
+	[[ $2 == x86_64 ]] || die_usage "--cpu $1 is for --arch x86_64 only"
+}
+
 # bench_arch_dir ARCH: build/ subdirectory name (x86_64, aarch64).
 bench_arch_dir() { [[ $1 == arm64 ]] && echo aarch64 || echo x86_64; }
 

@@ -8,25 +8,30 @@
 # alone and -u MISSING), with the nested/not-nested ratio, and the KVM
 # stats (RESULT_STATS, summed over the vCPUs) that explain it.
 #
-# Boots the x86_64 VM once (vm/run --smp 4; emulated SVM) and loops
-# inside it; the two modes take turns.  Cells: median [min-max] of --runs.
+# Boots the x86_64 VM once (vm/run --smp 4; emulated SVM, or with --cpu
+# intel Bochs' VMX) and loops inside it; the two modes take turns.  Cells:
+# median [min-max] of --runs.
 #
 # usage: bench/nested.sh [--runs N] [--size 16M] [--vcpus 2] [--debian-kernel 6.12]
-#                        [--kernel PATH] [--modules DIR] [--raw FILE] [--timeout SECS]
+#                        [--kernel PATH] [--modules DIR] [--cpu amd|intel]
+#                        [--raw FILE] [--timeout SECS]
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RUNS=3 SIZE=16M VCPUS=2 TIMEOUT=3000 RAW='' KERNEL='' MODULES='' DEBIAN_KERNEL=''
+RUNS=3 SIZE=16M VCPUS=2 TIMEOUT=3000 RAW='' KERNEL='' MODULES='' DEBIAN_KERNEL='' CPU=''
 
-usage() { sed -n '3,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+die_usage() { echo "bench/nested.sh: $*" >&2; exit 2; }
 
 # shellcheck source=bench/lib.sh
 . "$REPO/bench/lib.sh"
 bench_parse_args bench/nested.sh \
-	"runs=RUNS size=SIZE vcpus=VCPUS raw=RAW timeout=TIMEOUT kernel=KERNEL modules=MODULES debian-kernel=DEBIAN_KERNEL" "$@"
+	"runs=RUNS size=SIZE vcpus=VCPUS raw=RAW timeout=TIMEOUT kernel=KERNEL modules=MODULES debian-kernel=DEBIAN_KERNEL cpu=CPU" "$@"
 [[ $VCPUS =~ ^[1-9][0-9]*$ ]] || { echo "bench/nested.sh: bad --vcpus" >&2; exit 2; }
 [[ $SIZE =~ ^[1-9][0-9]*[KMG]?$ ]] || { echo "bench/nested.sh: bad --size" >&2; exit 2; }
+bench_check_cpu "$CPU" x86_64
 VM_ARGS=()
+[[ -z $CPU ]] || VM_ARGS+=(--cpu "$CPU")
 [[ -z $KERNEL ]] || VM_ARGS+=(--kernel "$KERNEL")
 [[ -z $MODULES ]] || VM_ARGS+=(--modules "$MODULES")
 [[ -z $DEBIAN_KERNEL ]] || VM_ARGS+=(--debian-kernel "$DEBIAN_KERNEL")
@@ -86,7 +91,7 @@ row() {
 		"$(echo "if ($pm > 0) $nm / $pm else 0" | bc -l)"
 }
 
-echo "x86_64 VM (vm/run --smp 4 ${VM_ARGS[*]}, emulated SVM), -b $SIZE -v $VCPUS," \
+echo "x86_64 VM (vm/run --smp 4 ${VM_ARGS[*]}, $([[ $CPU == intel ]] && echo "Bochs, VMX" || echo "emulated SVM")), -b $SIZE -v $VCPUS," \
 	"median of $RUNS runs [min-max]"
 printf '| %-34s | %-26s | %-26s | %-6s |\n' figure "not nested" "nested (-n)" ratio
 row "Populate memory time (ms)" dirty_log populate_ns 1000000
