@@ -13,7 +13,8 @@
  */
 #include "nested.h"
 
-/* CPUID 0x8000000A EDX bit 0: nested paging. */
+/* CPUID 0x80000001 ECX bit 2: SVM; 0x8000000A EDX bit 0: nested paging. */
+#define CPUID_EXT_ECX_SVM	(1U << 2)
 #define CPUID_SVM_EDX_NP	(1U << 0)
 
 /* Intercept vector 3 (misc1) and 4 (misc2) bits. */
@@ -104,6 +105,15 @@ _Static_assert(offsetof(struct vmcb, save.efer) == 0x4d0, "VMCB layout");
 _Static_assert(offsetof(struct vmcb, save.rip) == 0x578, "VMCB layout");
 _Static_assert(offsetof(struct vmcb, save.rsp) == 0x5d8, "VMCB layout");
 _Static_assert(offsetof(struct vmcb, save.g_pat) == 0x668, "VMCB layout");
+
+/* NPT walks L2's GPAs like a page table: the CPU's own page sizes. */
+static uint64_t svm_leaf_size(struct kvm_vm *vm)
+{
+	uint64_t sizes[4];
+
+	virt_arch_page_sizes(vm, sizes);
+	return sizes[0];
+}
 
 static bool svm_available(char *why, size_t len)
 {
@@ -213,9 +223,13 @@ static __guest_code void svm_l1_code(struct nested_vcpu *n)
 
 const struct nested_vendor nested_svm = {
 	.name = "AMD SVM with NPT",
+	.cpuid_function = 0x80000001,
+	.cpuid_ecx_bit = CPUID_EXT_ECX_SVM,
+	.module = "kvm_amd",
 	.table_flags = NPT_FLAGS,
 	.leaf_flags = NPT_FLAGS,
 	.available = svm_available,
+	.leaf_size = svm_leaf_size,
 	.vcpu_setup = svm_vcpu_setup,
 	.l1_code = svm_l1_code,
 };
