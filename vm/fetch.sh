@@ -13,18 +13,22 @@ deb_arch() {
 	esac
 }
 
-# Make sure the host tools needed to boot an $1 guest exist.  Installs the
-# missing Debian packages when running as root, otherwise tells which ones.
+# Make sure the host tools needed to boot an $1 guest exist, with the
+# emulator's own ($2...: CHECK:PACKAGE, CHECK a command or an absolute
+# path).  Installs the missing Debian packages when running as root,
+# otherwise tells which ones.
 ensure_host_tools() {
-	local arch=$1 qemu pkgs=() tool pkg
-	if [[ $arch == x86_64 ]]; then
-		qemu=(qemu-system-x86_64 qemu-system-x86)
-	else
-		qemu=(qemu-system-aarch64 qemu-system-arm)
-	fi
-	for tool in "${qemu[0]}:${qemu[1]}" cpio:cpio timeout:coreutils \
+	local arch=$1 pkgs=() tool check
+	shift
+	for tool in "$@" cpio:cpio timeout:coreutils \
 		dpkg-deb:dpkg apt-get:apt xz:xz-utils; do
-		command -v "${tool%%:*}" >/dev/null 2>&1 || pkgs+=("${tool#*:}")
+		check=${tool%%:*}
+		if [[ $check == /* ]]; then
+			[[ -e $check ]] && continue
+		else
+			command -v "$check" >/dev/null 2>&1 && continue
+		fi
+		[[ " ${pkgs[*]} " == *" ${tool#*:} "* ]] || pkgs+=("${tool#*:}")
 	done
 	if [[ $arch == x86_64 && $(uname -m) == x86_64 ]] && ! host_busybox_static; then
 		pkgs+=(busybox-static)
@@ -251,6 +255,8 @@ mod_resolve() {
 # Copy the KVM modules (+deps) from tree $1 into initramfs root $2 as plain
 # .ko files, writing load-order lists /etc/vmrun/mods.<flavour>.
 # Flavours: x86_64 -> amd (kvm_amd) and intel (kvm_intel); arm64 -> kvm.
+# A line is a module name and its parameters (nested=1 for kvm_intel, whose
+# default was 0 before 4.20 and may be set off by a distribution).
 # Writes no list when the tree has no such module (KVM built in).
 install_kvm_modules() {
 	local tree=$1 root=$2 arch=$3 flavour top name
@@ -270,7 +276,11 @@ install_kvm_modules() {
 		for name in "${MOD_ORDER[@]}"; do
 			[[ -e $root/lib/modules/$name.ko ]] ||
 				mod_cat "${MOD_PATH[$name]}" >"$root/lib/modules/$name.ko"
-			echo "$name"
+			if [[ $name == kvm_intel ]]; then
+				echo "$name nested=1"
+			else
+				echo "$name"
+			fi
 		done >"$root/etc/vmrun/mods.${flavour%%:*}"
 	done
 }

@@ -1,7 +1,41 @@
 # shellcheck shell=bash
-# QEMU side of vm/run: the command line and the console filter.
+# QEMU side of vm/run (--cpu amd, and arm64): TCG with emulated SVM or
+# ARM virtualization, or the host's KVM.  The operations vm/run calls
+# (vm/bochs.sh has the same set):
+#   qemu_tools           check:package pairs of what this emulator needs
+#   qemu_check_args      usage errors for what it does not support
+#   qemu_kernel PATH WHO print the image to boot (WHO: given by --kernel,
+#                        or stock: a Debian package's bzImage)
+#   qemu_boot_timeout    default seconds to reach guest init
+#   qemu_command         fill EMU_CMD; the serial console is its stdout
+#   qemu_stdout          where its stdout goes: the console FIFO
+#   qemu_stderr          filter for its stderr
+#   qemu_diagnose        more lines to show when the VM died
 # Sourced by vm/run; uses its globals (ARCH, ACCEL, SMP, MEM_MIB, NUMA,
 # KERNEL, WORK, VERBOSE) and info().
+
+qemu_tools() {
+	if [[ $ARCH == x86_64 ]]; then
+		echo qemu-system-x86_64:qemu-system-x86
+	else
+		echo qemu-system-aarch64:qemu-system-arm
+	fi
+}
+
+qemu_check_args() { :; }
+
+# x86: boot the bzImage's uncompressed vmlinux through PVH (vm/fetch.sh).
+qemu_kernel() {
+	if [[ $ARCH == x86_64 && $2 == stock ]]; then
+		pvh_vmlinux "$1"
+	else
+		echo "$1"
+	fi
+}
+
+qemu_boot_timeout() { echo 300; }
+qemu_stdout() { echo "$WORK/console"; }
+qemu_diagnose() { :; }
 
 # One TCG thread (VMRUN_TCG_THREAD=multi for more): with multi-threaded
 # TCG, nested SVM guests froze after dozens of test runs in a boot (soft
@@ -12,27 +46,27 @@ tcg_accel() {
 	echo "tcg,thread=${VMRUN_TCG_THREAD:-single}"
 }
 
-# Fill QEMU_CMD for the chosen arch/accel/resources.
+# Fill EMU_CMD for the chosen arch/accel/resources.
 qemu_command() {
 	local console append i first last per cpus
 	if [[ $ARCH == x86_64 ]]; then
 		console=ttyS0
-		QEMU_CMD=(qemu-system-x86_64 -M q35)
+		EMU_CMD=(qemu-system-x86_64 -M q35)
 		if [[ $ACCEL == kvm ]]; then
-			QEMU_CMD+=(-accel kvm -cpu host)
+			EMU_CMD+=(-accel kvm -cpu host)
 		else
-			QEMU_CMD+=(-accel "$(tcg_accel)" -cpu "EPYC,+svm")
+			EMU_CMD+=(-accel "$(tcg_accel)" -cpu "EPYC,+svm")
 		fi
 	else
 		console=ttyAMA0
-		QEMU_CMD=(qemu-system-aarch64 -M "virt,virtualization=on,gic-version=3")
+		EMU_CMD=(qemu-system-aarch64 -M "virt,virtualization=on,gic-version=3")
 		if [[ $ACCEL == kvm ]]; then
-			QEMU_CMD+=(-accel kvm -cpu host)
+			EMU_CMD+=(-accel kvm -cpu host)
 		else
-			QEMU_CMD+=(-accel "$(tcg_accel)" -cpu "max,pauth-impdef=on")
+			EMU_CMD+=(-accel "$(tcg_accel)" -cpu "max,pauth-impdef=on")
 		fi
 	fi
-	QEMU_CMD+=(-smp "$SMP" -m "${MEM_MIB}M" -nodefaults -no-user-config -no-reboot
+	EMU_CMD+=(-smp "$SMP" -m "${MEM_MIB}M" -nodefaults -no-user-config -no-reboot
 		-display none -monitor none -serial stdio
 		-kernel "$KERNEL" -initrd "$WORK/initrd.cpio")
 	if ((NUMA > 1)); then
@@ -43,7 +77,7 @@ qemu_command() {
 			cpus=$first
 			((last > first)) && cpus="$first-$last"
 			((i == NUMA - 1)) && per=$((MEM_MIB - per * (NUMA - 1)))
-			QEMU_CMD+=(-object "memory-backend-ram,id=mem$i,size=${per}M"
+			EMU_CMD+=(-object "memory-backend-ram,id=mem$i,size=${per}M"
 				-numa "node,nodeid=$i,cpus=$cpus,memdev=mem$i")
 		done
 	fi
@@ -52,7 +86,7 @@ qemu_command() {
 	# interrupt can fail and panic ("IO-APIC + timer doesn't work!").
 	[[ $ARCH != x86_64 ]] || append+=" no_timer_check"
 	((VERBOSE)) || append+=" quiet loglevel=1"
-	QEMU_CMD+=(-append "$append")
+	EMU_CMD+=(-append "$append")
 }
 
 # QEMU's stderr, minus TCG's per-CPU "unsupported feature" warnings.
@@ -61,81 +95,5 @@ qemu_stderr() {
 		cat >&2
 	else
 		grep --line-buffered -v "TCG doesn't support requested feature" >&2 || true
-	fi
-}
-
-# Seconds since EPOCHREALTIME value $1, with one decimal.
-elapsed() {
-	local now=${EPOCHREALTIME/,/.}
-	awk -v a="$1" -v b="$now" 'BEGIN { printf "%.1f", b - a }'
-}
-
-# Read the console on stdin: show the guest's output, hide boot chatter,
-# turn marker lines into messages and record the outcome in $WORK/outcome.
-# $1: pid of the QEMU (timeout) process, stopped if the boot hangs.
-filter_console() {
-	local qpid=$1 line started=0 status='' nokvm=0 t0=${EPOCHREALTIME/,/.} left r
-	local -a ring=()
-	SECONDS=0
-	while :; do
-		line=''
-		if ((started)); then
-			IFS= read -r line || [[ -n $line ]] || break
-		else
-			# A guest that never reaches init (bad kernel, hang) is stopped
-			# after BOOT_TIMEOUT seconds.
-			left=$((BOOT_TIMEOUT - SECONDS))
-			r=0
-			if ((left <= 0)); then
-				r=142
-			else
-				IFS= read -r -t "$left" line || r=$?
-			fi
-			if ((r > 128)); then
-				echo boothang >"$WORK/outcome"
-				kill -TERM "$qpid" 2>/dev/null
-				[[ -z $line ]] || ring+=("$line")
-				((${#ring[@]} == 0)) || printf 'vm/run: console: %s\n' "${ring[@]}" >&2
-				return 0
-			fi
-			((r == 0)) || [[ -n $line ]] || break
-		fi
-		line=${line//$'\r'/}
-		[[ -n $status ]] && continue # poweroff chatter
-		case "$line" in
-		*VMRUN-START*)
-			started=1
-			((TIMING)) && info "guest init started after $(elapsed "$t0") s"
-			;;
-		*"VMRUN-EXIT: "*)
-			status=${line##*VMRUN-EXIT: }
-			status=${status%%[!0-9]*}
-			((TIMING)) && info "guest finished after $(elapsed "$t0") s"
-			;;
-		*"VMRUN-TIME: "*)
-			((TIMING)) && info "${line#*VMRUN-TIME: } (wall $(elapsed "$t0") s)"
-			;;
-		*"VMRUN-WARN: "*) info "warning: ${line#*VMRUN-WARN: }" ;;
-		*"VMRUN-NOKVM: "*)
-			nokvm=1
-			info "guest: ${line#*VMRUN-NOKVM: }"
-			;;
-		*)
-			if ((started || VERBOSE)); then
-				printf '%s\n' "$line"
-			else
-				ring+=("$line")
-				((${#ring[@]} <= 60)) || ring=("${ring[@]:1}")
-			fi
-			;;
-		esac
-	done
-	if ((nokvm)); then
-		echo nokvm >"$WORK/outcome"
-	elif [[ -n $status ]]; then
-		echo "exit $status" >"$WORK/outcome"
-	else
-		((started || ${#ring[@]} == 0)) || printf 'vm/run: console: %s\n' "${ring[@]}" >&2
-		echo died >"$WORK/outcome"
 	fi
 }
