@@ -41,6 +41,17 @@ struct nested_vendor {
 	void (*l1_code)(struct nested_vcpu *n);
 };
 
+/*
+ * For L1's asm around a run of L2 (VMRUN, VMLAUNCH), which leaves L2's
+ * registers: L1's callee-saved ones, kept on L1's stack.
+ */
+#define NESTED_PUSH_CALLEE_SAVED					\
+	"	push %rbx\n	push %rbp\n	push %r12\n"			\
+	"	push %r13\n	push %r14\n	push %r15\n"
+#define NESTED_POP_CALLEE_SAVED						\
+	"	pop %r15\n	pop %r14\n	pop %r13\n"			\
+	"	pop %r12\n	pop %rbp\n	pop %rbx\n"
+
 extern const struct nested_vendor nested_svm;
 extern const struct nested_vendor nested_vmx;
 
