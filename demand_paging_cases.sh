@@ -43,8 +43,8 @@ cases() {
 	done
 	run ok -b $B -v 2 -L
 	run ok -u MISSING -b $B -v 2 -p 0x40000000
-	# Nested (-n): L2 walks the pages under L1's NPT; a skip where KVM
-	# cannot nest (arm64, no svm in the guest CPUID).
+	# Nested (-n): L2 walks the pages under L1's NPT or EPT; a skip where KVM
+	# cannot nest (arm64, no svm or vmx in the guest CPUID).
 	run ok -n -b $B -v 2
 	run ok -n -u MISSING -b $B -v 2 -r 2
 	run ok -n -u MISSING -b $B -v 2 -o

@@ -29,6 +29,7 @@
 #define X86_CR4_OSFXSR		(1UL << 9)
 #define X86_CR4_OSXMMEXCPT	(1UL << 10)
 #define X86_CR4_LA57		(1UL << 12)
+#define X86_CR4_VMXE		(1UL << 13)
 #define X86_CR4_OSXSAVE		(1UL << 18)
 
 #define EFER_SCE	(1UL << 0)
@@ -38,6 +39,8 @@
 #define EFER_SVME	(1UL << 12)
 
 #define MSR_EFER		0xc0000080
+#define MSR_FS_BASE		0xc0000100
+#define MSR_GS_BASE		0xc0000101
 #define MSR_VM_HSAVE_PA		0xc0010117
 
 #define X86_EFLAGS_FIXED	(1UL << 1)
@@ -105,12 +108,25 @@ static inline void set_cr2(uint64_t v)
 	__asm__ __volatile__("mov %0, %%cr2" : : "r"(v) : "memory");
 }
 
+static inline uint64_t get_cr3(void)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("mov %%cr3, %0" : "=r"(v));
+	return v;
+}
+
 static inline uint64_t get_cr4(void)
 {
 	uint64_t v;
 
 	__asm__ __volatile__("mov %%cr4, %0" : "=r"(v));
 	return v;
+}
+
+static inline void set_cr4(uint64_t v)
+{
+	__asm__ __volatile__("mov %0, %%cr4" : : "r"(v) : "memory");
 }
 
 static inline uint64_t read_rflags(void)

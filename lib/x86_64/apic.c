@@ -11,7 +11,6 @@
 #define MSR_IA32_APICBASE	0x1b
 #define APICBASE_EXTD		(1ULL << 10)	/* x2APIC mode */
 #define APICBASE_EN		(1ULL << 11)
-#define MSR_GS_BASE		0xc0000101
 
 #define APIC_DEFAULT_GPA	0xfee00000ULL
 /* Register offsets in the xAPIC page; x2APIC MSR = 0x800 + offset / 16. */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * x86_64 nested vCPUs, the vendor-neutral part: which vendor KVM's guest
- * CPUID offers (svm.c: AMD SVM; Intel VMX is not written), L1's 1:1
- * tables mapping L2's GPAs onto every memslot, and per vCPU the page L1
- * reads, the control block, the host save area and L2's stack.
+ * CPUID offers (svm.c: AMD SVM, vmx.c: Intel VMX), L1's 1:1 tables
+ * mapping L2's GPAs onto every memslot, and per vCPU the page L1 reads,
+ * the control block, the CPU's area for L1, a zeroed bitmap page and
+ * L2's stack.
  *
  * L2 runs on L1's page tables, descriptor tables and exception handlers;
  * L1 intercepts no I/O, so L2's ucalls exit straight to the host as L1's
@@ -12,10 +13,6 @@
 #include <stdio.h>
 
 #include "nested.h"
-
-/* CPUID 0x80000001 ECX bit 2: SVM; CPUID 1 ECX bit 5: VMX. */
-#define CPUID_EXT_ECX_SVM	(1U << 2)
-#define CPUID_ECX_VMX		(1U << 5)
 
 static bool cpuid_has(uint32_t function, uint32_t ecx_bit)
 {
@@ -40,24 +37,27 @@ static bool module_nested_off(const char *module)
 	return v[0] == '0' || v[0] == 'N';
 }
 
+static const struct nested_vendor * const vendors[] = { &nested_svm, &nested_vmx };
+
 static const struct nested_vendor *nested_vendor(char *why, size_t len)
 {
-	static const char * const modules[] = { "kvm_amd", "kvm_intel" };
+	const struct nested_vendor *v;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(modules); i++) {
-		if (module_nested_off(modules[i])) {
+	/* nested=0 hides svm/vmx from the guest CPUID: say that first. */
+	for (i = 0; i < ARRAY_SIZE(vendors); i++) {
+		if (module_nested_off(vendors[i]->module)) {
 			snprintf(why, len, "Nested vCPUs (-n): nested virtualization is off in %s (nested=0)",
-				 modules[i]);
+				 vendors[i]->module);
 			return NULL;
 		}
 	}
-	if (cpuid_has(0x80000001, CPUID_EXT_ECX_SVM))
-		return nested_svm.available(why, len) ? &nested_svm : NULL;
-	if (cpuid_has(1, CPUID_ECX_VMX))
-		snprintf(why, len, "Nested vCPUs (-n): this KVM offers VMX, and this suite's L1 hypervisor is written for AMD SVM only");
-	else
-		snprintf(why, len, "Nested vCPUs (-n): no svm or vmx in the guest CPUID this KVM offers: it cannot run nested guests");
+	for (i = 0; i < ARRAY_SIZE(vendors); i++) {
+		v = vendors[i];
+		if (cpuid_has(v->cpuid_function, v->cpuid_ecx_bit))
+			return v->available(why, len) ? v : NULL;
+	}
+	snprintf(why, len, "Nested vCPUs (-n): no svm or vmx in the guest CPUID this KVM offers: it cannot run nested guests");
 	return NULL;
 }
 
@@ -76,19 +76,10 @@ static const struct nested_vendor *vendor_or_fail(void)
 	return v;
 }
 
-/* The largest mapping the tables for L2 use: 1G where the CPU has it, else 2M. */
-static uint64_t l2_map_size(struct kvm_vm *vm)
-{
-	uint64_t sizes[4];
-
-	virt_arch_page_sizes(vm, sizes);
-	return sizes[0];
-}
-
 uint64_t nested_arch_extra_pages(uint32_t nr_vcpus, uint64_t bytes)
 {
-	/* Per vCPU: its page, control block, save area, L2's stack. */
-	uint64_t pages = nr_vcpus * (3 + DEFAULT_STACK_PGS);
+	/* Per vCPU: its page, control block, save area, bitmap, L2's stack. */
+	uint64_t pages = nr_vcpus * (4 + DEFAULT_STACK_PGS);
 
 	/* The tables: a root, per 512G a PDPT, per 1G a PD (2M mappings). */
 	return pages + 16 + 2 * (bytes >> 39) + 2 * (bytes >> 30);
@@ -97,7 +88,7 @@ uint64_t nested_arch_extra_pages(uint32_t nr_vcpus, uint64_t bytes)
 void nested_arch_vm_setup(struct kvm_vm *vm)
 {
 	const struct nested_vendor *v = vendor_or_fail();
-	uint64_t size = l2_map_size(vm), root, gpa, end;
+	uint64_t size = v->leaf_size(vm), root, gpa, end;
 	struct userspace_mem_region *r;
 
 	root = vm_alloc_page_table(vm);
@@ -134,7 +125,8 @@ void nested_arch_vcpu_setup(struct kvm_vm *vm, struct kvm_vcpu *vcpu, void *l2_c
 	n = addr_gva2hva(vm, gva);
 	n->l2_arg = arg;
 	n->ctl_gva = alloc_page(vm, &n->ctl_gpa);
-	alloc_page(vm, &n->host_gpa);
+	n->host_gva = alloc_page(vm, &n->host_gpa);
+	alloc_page(vm, &n->bitmap_gpa);
 	v->vcpu_setup(vm, vcpu, n, vm->arch.nested_root, (uint64_t)l2_code,
 		      x86_guest_stack(vm));
 	vcpu_arch_set_entry(vcpu, v->l1_code);

@@ -13,7 +13,8 @@
  */
 #include "nested.h"
 
-/* CPUID 0x8000000A EDX bit 0: nested paging. */
+/* CPUID 0x80000001 ECX bit 2: SVM; 0x8000000A EDX bit 0: nested paging. */
+#define CPUID_EXT_ECX_SVM	(1U << 2)
 #define CPUID_SVM_EDX_NP	(1U << 0)
 
 /* Intercept vector 3 (misc1) and 4 (misc2) bits. */
@@ -105,6 +106,15 @@ _Static_assert(offsetof(struct vmcb, save.rip) == 0x578, "VMCB layout");
 _Static_assert(offsetof(struct vmcb, save.rsp) == 0x5d8, "VMCB layout");
 _Static_assert(offsetof(struct vmcb, save.g_pat) == 0x668, "VMCB layout");
 
+/* NPT walks L2's GPAs like a page table: the CPU's own page sizes. */
+static uint64_t svm_leaf_size(struct kvm_vm *vm)
+{
+	uint64_t sizes[4];
+
+	virt_arch_page_sizes(vm, sizes);
+	return sizes[0];
+}
+
 static bool svm_available(char *why, size_t len)
 {
 	const struct kvm_cpuid_entry2 *e = kvm_get_supported_cpuid_entry(0x8000000a, 0);
@@ -177,22 +187,12 @@ __asm__(".pushsection .text\n"
 	".globl svm_vmrun\n"
 	".type svm_vmrun, @function\n"
 	"svm_vmrun:\n"
-	"	push %rbx\n"
-	"	push %rbp\n"
-	"	push %r12\n"
-	"	push %r13\n"
-	"	push %r14\n"
-	"	push %r15\n"
+	NESTED_PUSH_CALLEE_SAVED
 	"	mov %rdi, %rax\n"
 	"	mov %rsi, %rdi\n"
 	"	vmrun\n"
 	"	stgi\n"
-	"	pop %r15\n"
-	"	pop %r14\n"
-	"	pop %r13\n"
-	"	pop %r12\n"
-	"	pop %rbp\n"
-	"	pop %rbx\n"
+	NESTED_POP_CALLEE_SAVED
 	"	ret\n"
 	".size svm_vmrun, . - svm_vmrun\n"
 	".popsection\n");
@@ -213,9 +213,13 @@ static __guest_code void svm_l1_code(struct nested_vcpu *n)
 
 const struct nested_vendor nested_svm = {
 	.name = "AMD SVM with NPT",
+	.cpuid_function = 0x80000001,
+	.cpuid_ecx_bit = CPUID_EXT_ECX_SVM,
+	.module = "kvm_amd",
 	.table_flags = NPT_FLAGS,
 	.leaf_flags = NPT_FLAGS,
 	.available = svm_available,
+	.leaf_size = svm_leaf_size,
 	.vcpu_setup = svm_vcpu_setup,
 	.l1_code = svm_l1_code,
 };
