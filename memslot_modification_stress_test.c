@@ -77,10 +77,7 @@ static void parse_args(int argc, char *argv[], struct mm_params *p)
 	struct mm_params defaults = *p;
 	int opt;
 
-	while ((opt = perf_test_getopt(argc, argv, PERF_TEST_OPTSTRING "d:qi:", help,
-				       &defaults)) != -1) {
-		if (perf_test_parse_opt(&p->o, opt, optarg))
-			continue;
+	while ((opt = perf_test_getopt(argc, argv, "d:qi:", &p->o, help, &defaults)) != -1) {
 		if (opt == 'd')
 			p->delay_us = parse_long("delay (-d)", optarg, 0, 10000000);
 		else if (opt == 'q')

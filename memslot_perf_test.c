@@ -34,6 +34,7 @@
 
 #include "memslot_perf.h"
 #include "perf_report.h"
+#include "profile.h"
 
 #define DEFAULT_MEM		(128 * MB)
 #define DEFAULT_SECONDS		5.0
@@ -260,6 +261,9 @@ static void parse_opt(struct mp_params *p, int opt, const char *arg)
 	case PERF_TEST_OPT_JSON:
 		p->c.o.json_path = arg;
 		break;
+	case PERF_TEST_OPT_PROFILE:
+		profile_request(arg);
+		break;
 	}
 }
 
@@ -268,7 +272,7 @@ static void parse_args(int argc, char *argv[], struct mp_params *p)
 	struct mp_params defaults = *p;
 	int opt;
 
-	while ((opt = perf_test_getopt(argc, argv, "vdqs:f:e:l:r:m:b:t:", help, &defaults)) != -1)
+	while ((opt = perf_test_getopt(argc, argv, "vdqs:f:e:l:r:m:b:t:", NULL, help, &defaults)) != -1)
 		parse_opt(p, opt, optarg);
 	if (p->first > p->last)
 		test_usage_error("The first test (-f %d) comes after the last (-e %d)", p->first,

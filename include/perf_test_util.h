@@ -96,20 +96,13 @@ struct perf_test_options {
 extern const struct option perf_test_long_options[];
 
 void perf_test_options_init(struct perf_test_options *o, uint64_t bytes, int nr_vcpus);
-/*
- * getopt_long() over "h" @optstring and the long options above: -h prints
- * @help(argv[0], @defaults) and exits 0, an unknown option prints it and
- * exits 1; at the end (-1) an argument left over is a usage error.
- */
-typedef void (*perf_test_help_fn)(const char *name, const void *defaults);
-int perf_test_getopt(int argc, char *argv[], const char *optstring, perf_test_help_fn help,
-		     const void *defaults);
 /* Handle option @opt if it is a shared one; false if it is not. */
 bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg);
 void perf_test_options_help(FILE *out, const struct perf_test_options *defaults);
 /*
- * The option loop of a perf test: the shared options (and @test_opts, a
- * getopt string of the test's own) parsed; -h prints @help(argv[0], @arg)
+ * The option loop of a perf test: the shared options (unless @o is NULL:
+ * a test with letters of its own only) and @test_opts, a getopt string of
+ * the test's own, parsed; -h prints @help(argv[0], @arg)
  * and exits 0, an unknown option prints it and exits 1, a stray argument
  * is a usage error.  Returns the next option of the test's own, -1 at the
  * end.

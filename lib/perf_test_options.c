@@ -36,24 +36,6 @@ void perf_test_options_init(struct perf_test_options *o, uint64_t bytes, int nr_
 	};
 }
 
-int perf_test_getopt(int argc, char *argv[], const char *optstring, perf_test_help_fn help,
-		     const void *defaults)
-{
-	char opts[128];
-	int opt;
-
-	TEST_ASSERT(snprintf(opts, sizeof(opts), "h%s", optstring) < (int)sizeof(opts),
-		    "Option string too long");
-	opt = getopt_long(argc, argv, opts, perf_test_long_options, NULL);
-	if (opt == 'h' || opt == '?') {
-		help(argv[0], defaults);
-		exit(opt == 'h' ? KSFT_PASS : KSFT_FAIL);
-	}
-	if (opt == -1 && optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
-	return opt;
-}
-
 static uint64_t parse_phys_offset(const char *arg)
 {
 	const char *why;
@@ -120,9 +102,10 @@ int perf_test_getopt(int argc, char *argv[], const char *test_opts,
 	char optstring[128];
 	int opt;
 
-	snprintf(optstring, sizeof(optstring), "h%s%s", PERF_TEST_OPTSTRING, test_opts);
+	TEST_ASSERT(snprintf(optstring, sizeof(optstring), "h%s%s", o ? PERF_TEST_OPTSTRING : "",
+			     test_opts) < (int)sizeof(optstring), "Option string too long");
 	while ((opt = getopt_long(argc, argv, optstring, perf_test_long_options, NULL)) != -1) {
-		if (perf_test_parse_opt(o, opt, optarg))
+		if (o && perf_test_parse_opt(o, opt, optarg))
 			continue;
 		if (opt == 'h' || opt == '?') {
 			help(argv[0], arg);
