@@ -5,6 +5,7 @@
  * may ask.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +35,7 @@ static void parse_env(void)
 		sites[nr_sites].nth = colon ? strtol(colon + 1, NULL, 10) : 1;
 		if (colon)
 			*colon = 0;
-		strncpy(sites[nr_sites].name, tok, sizeof(sites[0].name) - 1);
+		snprintf(sites[nr_sites].name, sizeof(sites[0].name), "%s", tok);
 		nr_sites++;
 	}
 	free(copy);
