@@ -48,8 +48,10 @@ struct at_result {
 	bool kvm_young;		/* aging saw the guest's accesses */
 };
 
-static void help(const char *name, const struct at_params *d)
+static void help(const char *name, const void *arg)
 {
+	const struct at_params *d = arg;
+
 	printf("usage: %s [-h] [-m mode] [-b size] [-v vcpus] [-o] [-s type]\n"
 	       "          [-w warn] [-t mglru|page_idle] [-c cpus] [-N node] [--json file]\n",
 	       name);
@@ -68,10 +70,7 @@ static void parse_args(int argc, char *argv[], struct at_params *p)
 	struct at_params defaults = *p;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "h" PERF_TEST_OPTSTRING "w:t:",
-				  perf_test_long_options, NULL)) != -1) {
-		if (perf_test_parse_opt(&p->o, opt, optarg))
-			continue;
+	while ((opt = perf_test_getopt(argc, argv, "w:t:", &p->o, help, &defaults)) != -1) {
 		switch (opt) {
 		case 'w':
 			p->warn = parse_long("idle page warning (-w)", optarg, -1, 1);
@@ -79,16 +78,8 @@ static void parse_args(int argc, char *argv[], struct at_params *p)
 		case 't':
 			p->tracker_name = optarg;
 			break;
-		case 'h':
-			help(argv[0], &defaults);
-			exit(KSFT_PASS);
-		default:
-			help(argv[0], &defaults);
-			exit(KSFT_FAIL);
 		}
 	}
-	if (optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
 }
 
 static void check_params(struct at_params *p)

@@ -43,8 +43,10 @@ struct dp_result {
 	uint64_t checked;
 };
 
-static void help(const char *name, const struct dp_params *d)
+static void help(const char *name, const void *arg)
 {
+	const struct dp_params *d = arg;
+
 	printf("usage: %s [-h] [-m mode] [-u MISSING|MINOR] [-d usec] [-b size]\n"
 	       "          [-s type] [-v vcpus] [-o] [-a] [-r readers] [-w epoll|poll]\n"
 	       "          [-c cpus] [-n] [-p offset] [-L] [-B] [-N node] [-H]\n"
@@ -67,10 +69,7 @@ static void parse_args(int argc, char *argv[], struct dp_params *p)
 	struct dp_params defaults = *p;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "h" PERF_TEST_OPTSTRING "u:d:ar:w:H",
-				  perf_test_long_options, NULL)) != -1) {
-		if (perf_test_parse_opt(&p->o, opt, optarg))
-			continue;
+	while ((opt = perf_test_getopt(argc, argv, "u:d:ar:w:H", &p->o, help, &defaults)) != -1) {
 		switch (opt) {
 		case 'u':
 			p->uffd_mode = parse_uffd_mode(optarg);
@@ -90,16 +89,8 @@ static void parse_args(int argc, char *argv[], struct dp_params *p)
 		case 'H':
 			p->host_only = true;
 			break;
-		case 'h':
-			help(argv[0], &defaults);
-			exit(KSFT_PASS);
-		default:
-			help(argv[0], &defaults);
-			exit(KSFT_FAIL);
 		}
 	}
-	if (optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
 }
 
 /* Everything decided before any work: usage errors, then skips. */
