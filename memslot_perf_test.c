@@ -39,6 +39,7 @@
 #define DEFAULT_MEM		(128 * MB)
 #define DEFAULT_SECONDS		5.0
 #define DEFAULT_RUNS		3
+#define DEFAULT_SLOTS_CAP	1025	/* 1024 slots of test memory and slot 0 */
 #define MAX_RUNS		1000
 #define MAP_COUNT_SPARE		1024		/* mappings left for everything else */
 
@@ -187,7 +188,8 @@ static void help(const char *name, const void *defaults)
 	       " -q: disable the memslot zap quirk (x86 KVM_X86_QUIRK_SLOT_ZAP_ALL) for\n"
 	       "     the move tests\n"
 	       " -s: memslot count cap, slot 0 included (-1: no cap, all KVM allows and\n"
-	       "     the memory splits into; default: %ld)\n"
+	       "     the memory splits into, upstream's default; default here: %ld, so\n"
+	       "     that a run fits the kselftest timeout under emulation)\n"
 	       " -f: the first test to run (default: %d)\n"
 	       " -e: the last test to run (default: %d)\n"
 	       " -l: each run's length in seconds, e.g. 5 or 0.2 (default: %g; at least\n"
@@ -356,7 +358,7 @@ int main(int argc, char *argv[])
 {
 	struct mp_params p = {
 		.mem_bytes = DEFAULT_MEM,
-		.slots_cap = -1,
+		.slots_cap = DEFAULT_SLOTS_CAP,
 		.first = 0,
 		.last = NR_OPS - 1,
 		.c.seconds = DEFAULT_SECONDS,

@@ -135,13 +135,16 @@ static void enable_memory_controller(void)
 /* Move this process into a memcg of its own; moved back at teardown. */
 static void join_memcg(void)
 {
+	static int nr_joined;
 	char path[600], orig[300], pid[24];
 
 	TEST_ASSERT(read_sys_line("/proc/self/cgroup", orig, sizeof(orig)) &&
 		    !strncmp(orig, "0::", 3),
 		    "This process is not in a cgroup v2 hierarchy: /proc/self/cgroup says '%s'",
 		    orig);
-	snprintf(m.memcg, sizeof(m.memcg), "/access_tracking_perf_test.%d", getpid());
+	/* A name of its own per guest mode: a removed memcg lingers in lru_gen. */
+	snprintf(m.memcg, sizeof(m.memcg), "/access_tracking_perf_test.%d.%d", getpid(),
+		 ++nr_joined);
 	snprintf(path, sizeof(path), "%s%s", m.root, m.memcg);
 	TEST_ASSERT(!mkdir(path, 0755), "mkdir(%s)", path);
 	access_rmdir_at_restore(path);
