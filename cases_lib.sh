@@ -50,6 +50,13 @@ watch_case() {
 	kill -9 "$1"
 }
 
+# slow_note T0: a diagnostic line before a case's result if it took 10 s
+# or more since /proc/uptime read T0 (to size a table for CI).
+slow_note() {
+	read -r t1 _ </proc/uptime
+	echo "$1 $t1" | awk '$2 - $1 >= 10 { printf "# took %.0f s\n", $2 - $1 }'
+}
+
 # selected EXPECT ARGS...: true if CASES_ONLY is unset or matches ARGS, and
 # (for an EXPECT of ok) so does CASES_OK_ONLY.
 selected() {
@@ -67,10 +74,12 @@ run() {
 	selected "$@" || return 0
 	shift
 	N=$((N + 1))
+	read -r t0 _ </proc/uptime
 	"$TEST" "$@" >"$OUT" 2>"$ERR" </dev/null &
 	watch_case $!
 	wait $!
 	rc=$?
+	slow_note "$t0"
 	if [ "$expect" = ok ] && [ $rc -eq 4 ]; then
 		echo "ok $N $* # SKIP $(grep -m1 SKIP "$OUT" | sed 's/.*# SKIP //')"
 		return
@@ -99,11 +108,13 @@ fault() {
 	site=$1 pattern=$2 prog=$3
 	shift 3
 	N=$((N + 1))
+	read -r t0 _ </proc/uptime
 	KVM_SELFTEST_FAIL=$site "$DIR/$prog" "$@" >"$OUT" 2>"$ERR" </dev/null &
 	pid=$!
 	watch_case $pid
 	wait $pid
 	rc=$?
+	slow_note "$t0"
 	if [ $rc -eq 4 ]; then
 		echo "ok $N $site: $prog $* # SKIP $(grep -m1 SKIP "$OUT" | sed 's/.*# SKIP //')"
 	elif [ $rc -eq 1 ] && grep -q -- "$pattern" "$ERR"; then
@@ -163,10 +174,13 @@ case_first_mode() {
 }
 
 cases_main() {
+	read -r main_t0 _ </proc/uptime
 	echo "TAP version 13"
 	cases
 	echo "1..$N"
-	echo "# $PASSED passed, $FAILED failed, $((N - PASSED - FAILED)) skipped"
+	read -r t1 _ </proc/uptime
+	echo "# $PASSED passed, $FAILED failed, $((N - PASSED - FAILED)) skipped" \
+		"in $(echo "$main_t0 $t1" | awk '{ printf "%.0f", $2 - $1 }') s"
 	[ $FAILED -eq 0 ] || exit 1
 	[ $PASSED -gt 0 ] || exit 4
 	exit 0

@@ -36,7 +36,7 @@
 #include "perf_report.h"
 #include "profile.h"
 
-#define DEFAULT_MEM		(128 * MB)
+#define DEFAULT_MEM		(32 * MB)
 #define DEFAULT_SECONDS		1.0	/* upstream: 5; -l 5 for its runs */
 #define DEFAULT_RUNS		3
 #define DEFAULT_SLOTS_CAP	1025	/* 1024 slots of test memory and slot 0 */

@@ -10,7 +10,8 @@
 #  - on this host's /dev/kvm, if it runs our guests (probed; else SKIP):
 #    A/A comparisons (same kernel, same binary, same options) of
 #    demand_paging_test and dirty_log_perf_test at the default --runs and
-#    --level must find no difference in any timing; 3 runs a side must be
+#    --level must find no difference in any timing (a first false verdict,
+#    allowed in 5% of honest comparisons, earns one more try); 3 runs a side must be
 #    refused a verdict; a known slowdown (demand_paging_test -d on the uffd
 #    service: DELAY us more per fault) must be worse, in time and rate,
 #    by at least DELAY and at most 4x DELAY per fault;
@@ -73,6 +74,22 @@ all_timings_same() {
 	echo "# timings that differ in an A/A comparison:"
 	echo "${bad//VERDICT/# VERDICT}"
 	return 1
+}
+
+# aa NAME ARGS...: an A/A comparison (bench/compare ARGS, logs in NAME)
+# finds every timing the same.  At 95% a false verdict is allowed in up to
+# 5% of honest A/A comparisons, so a first false one is shown and the
+# comparison run once more (NAME-again): the check fails if both are
+# false, which an honest method does in at most 0.25% of CI runs, and a
+# method off its promise (say 30%) in 9%: still caught, not a flake.
+aa() {
+	local name=$1
+	shift
+	compare "$name" "$@"
+	all_timings_same "$LOGS/$name" && return 0
+	echo "# a false verdict in 5% is allowed: once more, as $name-again"
+	compare "$name-again" "$@"
+	all_timings_same "$LOGS/$name-again"
 }
 
 # refused DIR RC: bench/compare exited 1, said why and printed no verdict.
@@ -166,12 +183,10 @@ DIR=$REPO/build/x86_64
 bench_build "$REPO" x86_64 "$DIR" || { not_ok "build"; exit 1; }
 if [[ $(uname -m) == x86_64 ]] && host_kvm_runs_guests "$DIR/kselftest_install/kvm"; then
 	# A/A at the defaults a maintainer uses: --runs 10, --level 95.
-	compare aa-dp --options '' '' -- demand_paging_test -u MISSING -b 4M
 	check "A/A demand_paging_test -u MISSING on this host, defaults: no timing differs" \
-		all_timings_same "$LOGS/aa-dp"
-	compare aa-dl --options '' '' -- dirty_log_perf_test -b 4M -i 2
+		aa aa-dp --options '' '' -- demand_paging_test -u MISSING -b 4M
 	check "A/A dirty_log_perf_test on this host, defaults: no timing differs" \
-		all_timings_same "$LOGS/aa-dl"
+		aa aa-dl --options '' '' -- dirty_log_perf_test -b 4M -i 2
 	compare few --options '' '' --runs 3 -- dirty_log_perf_test -b 1M -i 2
 	check "3 runs a side: no verdict, the least n said, exit 1" refused "$LOGS/few" $?
 	compare until-max --options '' '' --until 1 --runs 4 --max-runs 6 -- dirty_log_perf_test -b 1M -i 2

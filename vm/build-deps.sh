@@ -62,7 +62,9 @@ install_packages() {
 		dpkg --add-architecture arm64
 	fi
 	echo "installing: $*" >&2
-	apt-get update -qq >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-		"$@" >&2
+	# Another run's install may hold dpkg's lock (the VM chains start
+	# together): wait for it rather than fail.
+	apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install \
+		-y -qq --no-install-recommends "$@" >&2
 }

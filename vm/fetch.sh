@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Host-side helpers for vm/run: host package checks, the download cache of
 # stock Debian kernels / static busybox, and KVM module selection.
-# Sourced by vm/run; expects die(), info() and the globals documented there.
+# Sourced by vm/run; expects die(), info() and the globals documented there,
+# and install_packages() (vm/build-deps.sh).
 
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/kvm-selftests"
 
@@ -34,13 +35,10 @@ ensure_host_tools() {
 		pkgs+=(busybox-static)
 	fi
 	((${#pkgs[@]})) || return 0
-	if ((EUID != 0)); then
-		die_env "missing host packages; run: sudo apt-get install -y --no-install-recommends ${pkgs[*]}"
-	fi
+	((EUID == 0)) || die_env "missing host packages; run:" \
+		"sudo apt-get install -y --no-install-recommends ${pkgs[*]}"
 	info "installing host packages: ${pkgs[*]}"
-	apt-get update -qq >&2 || true
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-		"${pkgs[@]}" >&2 || die_env "apt-get install ${pkgs[*]} failed"
+	install_packages "${pkgs[@]}" || die_env "apt-get install ${pkgs[*]} failed"
 }
 
 # True if /bin/busybox is the statically linked one from busybox-static.

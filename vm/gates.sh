@@ -5,8 +5,9 @@
 # clang builds in both VMs, UBSan over the kselftest list in the x86_64
 # VM, ASan and TSan over the runs without a guest, the fuzz targets, and
 # the host's own /dev/kvm.  Sourced by vm/suite, which provides REPO,
-# LOGS, JOBS, step, fail, count_tap, vm_job and vm_report, and (from
-# vm/host-kvm.sh) host_kvm_runs_guests.
+# LOGS, JOBS, step, fail and count_tap, runs the VM lists of the builds
+# (GATE_VM_JOBS) in its pool, and (from vm/host-kvm.sh)
+# host_kvm_runs_guests.
 
 # count_host RC NAME: one host run's result.
 count_host() {
@@ -17,36 +18,43 @@ count_host() {
 	esac
 }
 
-# clang_check KERNEL ARCH...: LLVM=1 static builds, the kselftest list
-# in each arch's VM on Debian kernel KERNEL.
-clang_check() {
-	local kernel=$1 arch out
-	shift
+# gate_builds ARCH...: the gates' builds (LLVM=1 static for each ARCH,
+# SANITIZE=undefined static for x86_64, SANITIZE=address and thread for
+# the host), each failure counted; GATE_VM_JOBS gets the pool jobs of the
+# builds that worked (vm/suite's job_clang, job_ubsan), GATE_SANS the
+# sanitizers whose host build worked.
+gate_builds() {
+	local arch kind
+	GATE_VM_JOBS=() GATE_SANS=()
 	for arch in "$@"; do
-		out=$REPO/build/clang-${arch/arm64/aarch64}
-		if ! make -s -C "$REPO" LLVM=1 ARCH="$arch" STATIC=1 O="$out" -j"$JOBS" \
-			kselftest_install >"$LOGS/build-clang-$arch.log" 2>&1; then
-			tail -30 "$LOGS/build-clang-$arch.log"
-			fail "clang build $arch (make LLVM=1)"
-			continue
-		fi
-		vm_job "$arch" "$kernel" "$out/kselftest_install" "vm-clang-$arch" 1200
-		vm_report "vm-clang-$arch"
+		gate_make "clang build $arch (make LLVM=1)" "build-clang-$arch" \
+			LLVM=1 ARCH="$arch" STATIC=1 O="$REPO/build/clang-${arch/arm64/aarch64}" \
+			kselftest_install && GATE_VM_JOBS+=("job_clang $arch")
+	done
+	if [[ " $* " == *" x86_64 "* ]]; then
+		gate_make "UBSan build" build-ubsan SANITIZE=undefined STATIC=1 \
+			O="$REPO/build/ubsan-x86_64" kselftest_install && GATE_VM_JOBS+=(job_ubsan)
+	fi
+	for kind in address thread; do
+		gate_make "SANITIZE=$kind build" build-$kind SANITIZE=$kind \
+			O="$REPO/build/$kind" && GATE_SANS+=("$kind")
 	done
 }
 
-# ubsan_check KERNEL: the kselftest list built with SANITIZE=undefined
-# (gcc, static) in the x86_64 VM; a UBSan report fails the run too.
-ubsan_check() {
-	local out=$REPO/build/ubsan-x86_64 n
-	if ! make -s -C "$REPO" SANITIZE=undefined STATIC=1 O="$out" -j"$JOBS" \
-		kselftest_install >"$LOGS/build-ubsan.log" 2>&1; then
-		tail -30 "$LOGS/build-ubsan.log"
-		fail "UBSan build"
-		return
-	fi
-	vm_job x86_64 "$1" "$out/kselftest_install" vm-ubsan-x86_64 1200
-	vm_report vm-ubsan-x86_64
+# gate_make WHAT LOGNAME MAKEARGS...: make in REPO, output in LOGNAME.log;
+# on failure its tail and a counted failure.
+gate_make() {
+	local what=$1 log=$LOGS/$2.log
+	shift 2
+	make -s -C "$REPO" -j"$JOBS" "$@" >"$log" 2>&1 && return 0
+	tail -30 "$log"
+	fail "$what"
+	return 1
+}
+
+# ubsan_report: a UBSan report in the UBSan list's log fails it too.
+ubsan_report() {
+	local n
 	n=$(grep -c 'runtime error:' "$LOGS/vm-ubsan-x86_64.log" || true)
 	((n == 0)) || fail "UBSan: $n reports in vm-ubsan-x86_64.log"
 }
@@ -65,16 +73,11 @@ HOST_ONLY_RUNS=(
 	"eventfd_perf_test -H -v 2 -e 500 -w pool-poll -r 4"
 )
 
-# sanitizer_check KIND: SANITIZE=KIND build (dynamic), unit tests and the
-# host-only runs; any report fails (the sanitizers exit non-zero).
+# sanitizer_check KIND: the unit tests and the host-only runs of the
+# SANITIZE=KIND build (gate_builds); any report fails (the sanitizers exit
+# non-zero).
 sanitizer_check() {
 	local kind=$1 out=$REPO/build/$1 t args rc
-	if ! make -s -C "$REPO" SANITIZE="$kind" O="$out" -j"$JOBS" \
-		>"$LOGS/build-$kind.log" 2>&1; then
-		tail -30 "$LOGS/build-$kind.log"
-		fail "SANITIZE=$kind build"
-		return
-	fi
 	for t in "$out"/unit/*; do
 		rc=0
 		"$t" >"$LOGS/$kind-${t##*/}.log" 2>&1 || rc=$?
@@ -118,23 +121,18 @@ host_kvm_check() {
 	done
 }
 
-# run_gates KERNEL ARCH...: every gate, for the arches that built.
-run_gates() {
-	local kernel=$1 kind
-	shift
-	if [[ " $* " == *" x86_64 "* ]]; then
+# host_gates X86_BUILT SANITIZER...: the gates that run on this host: its
+# own /dev/kvm (if X86_BUILT is 1), the sanitizers' runs, the fuzz targets.
+host_gates() {
+	local kind
+	if [[ $1 == 1 ]]; then
 		step "the host's own /dev/kvm ($(kvm_describe))"
 		host_kvm_check "$REPO/build/x86_64/kselftest_install"
 	fi
-	step "clang builds (LLVM=1), the kselftest list in the VMs"
-	clang_check "$kernel" "$@"
-	if [[ " $* " == *" x86_64 "* ]]; then
-		step "UBSan: the kselftest list in the x86_64 VM"
-		ubsan_check "$kernel"
-	fi
-	for kind in address thread; do
+	shift
+	for kind in "$@"; do
 		step "SANITIZE=$kind: unit tests and host-only runs"
-		sanitizer_check $kind
+		sanitizer_check "$kind"
 	done
 	step "fuzz targets"
 	fuzz_check
