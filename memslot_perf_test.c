@@ -47,6 +47,7 @@ struct mp_params {
 	struct ms_config c;	/* -t, -m, --json; -l, -d, -q; the layout */
 	uint64_t mem_bytes;	/* -b */
 	long slots_cap;		/* -s, -1: no cap */
+	bool slots_set;		/* -s given: a cap too high is an error */
 	int first, last;	/* -f, -e */
 	int runs;		/* -r */
 	bool verbose;		/* -v */
@@ -189,7 +190,8 @@ static void help(const char *name, const void *defaults)
 	       "     the move tests\n"
 	       " -s: memslot count cap, slot 0 included (-1: no cap, all KVM allows and\n"
 	       "     the memory splits into, upstream's default; default here: %ld, so\n"
-	       "     that a run fits the kselftest timeout under emulation)\n"
+	       "     that a run fits the kselftest timeout under emulation; without -s, at\n"
+	       "     most what the memory splits into)\n"
 	       " -f: the first test to run (default: %d)\n"
 	       " -e: the last test to run (default: %d)\n"
 	       " -l: each run's length in seconds, e.g. 5 or 0.2 (default: %g; at least\n"
@@ -234,6 +236,7 @@ static void parse_opt(struct mp_params *p, int opt, const char *arg)
 		break;
 	case 's':
 		p->slots_cap = parse_long("memslot count cap (-s)", arg, -1, 1L << 20);
+		p->slots_set = true;
 		if (p->slots_cap == 0 || p->slots_cap == 1)
 			test_usage_error("Memslot count cap (-s) %ld: must be larger than 1, or -1 for no cap",
 					 p->slots_cap);
@@ -304,7 +307,7 @@ static int slot_count(const struct mp_params *p, uint64_t units64)
 	maps = maps > MAP_COUNT_SPARE ? (maps - MAP_COUNT_SPARE) : 1;
 	maps /= backing_src_is_shared(p->c.o.backing) ? 2 : 1;
 	n = (p->slots_cap < 0 || p->slots_cap > kvm_max ? kvm_max : p->slots_cap) - 1;
-	if (p->slots_cap < 0)
+	if (p->slots_cap < 0 || !p->slots_set)
 		return n < units ? (n < maps ? n : maps) : (units < maps ? units : maps);
 	if (n > units)
 		test_usage_error("Memslot count %ld (-s) too high for 0x%lx bytes of test memory (-b) in whole 0x%lx-byte units of %s pages: at most %lu",
