@@ -39,7 +39,7 @@
 #define DEFAULT_MEM		(32 * MB)
 #define DEFAULT_SECONDS		1.0	/* upstream: 5; -l 5 for its runs */
 #define DEFAULT_RUNS		3
-#define DEFAULT_SLOTS_CAP	1025	/* 1024 slots of test memory and slot 0 */
+#define DEFAULT_SLOTS_CAP	257	/* 256 slots of test memory and slot 0 */
 #define MAX_RUNS		1000
 #define MAP_COUNT_SPARE		1024		/* mappings left for everything else */
 
