@@ -20,7 +20,7 @@ SUMMARY='^Best slot setup time'
 
 cases() {
 	run ok -s 9 -b 1M -l 0.1 -r 2
-	run ok -s 9 -b 1M -l 0.1 -r 2 -e 3
+	run ok -s 9 -b 1M -l 0.1 -r 2 -e 2
 	run ok -s -1 -b 512K -l 0.1 -r 1
 	run ok -s 3 -b 512K -l 0.1 -r 1 -d
 	run ok -s 65 -b 1M -l 0.1 -r 2 -f 3 -e 4 -v
