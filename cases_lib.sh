@@ -50,11 +50,17 @@ watch_case() {
 	kill -9 "$1"
 }
 
-# slow_note T0: a diagnostic line before a case's result if it took 10 s
-# or more since /proc/uptime read T0 (to size a table for CI).
-slow_note() {
+# since T0: whole seconds since /proc/uptime read T0.
+since() {
 	read -r t1 _ </proc/uptime
-	echo "$1 $t1" | awk '$2 - $1 >= 10 { printf "# took %.0f s\n", $2 - $1 }'
+	echo "$1 $t1" | awk '{ printf "%.0f", $2 - $1 }'
+}
+
+# slow_note T0: a diagnostic line before a case's result if it took 10 s
+# or more since T0 (to size a table for CI).
+slow_note() {
+	t=$(since "$1")
+	[ "$t" -lt 10 ] || echo "# took $t s"
 }
 
 # selected EXPECT ARGS...: true if CASES_ONLY is unset or matches ARGS, and
@@ -178,9 +184,8 @@ cases_main() {
 	echo "TAP version 13"
 	cases
 	echo "1..$N"
-	read -r t1 _ </proc/uptime
 	echo "# $PASSED passed, $FAILED failed, $((N - PASSED - FAILED)) skipped" \
-		"in $(echo "$main_t0 $t1" | awk '{ printf "%.0f", $2 - $1 }') s"
+		"in $(since "$main_t0") s"
 	[ $FAILED -eq 0 ] || exit 1
 	[ $PASSED -gt 0 ] || exit 4
 	exit 0

@@ -62,7 +62,7 @@ install_packages() {
 		dpkg --add-architecture arm64
 	fi
 	echo "installing: $*" >&2
-	# Another run's install may hold dpkg's lock (the VM chains start
+	# Another run's install may hold dpkg's lock (vm/suite's jobs start
 	# together): wait for it rather than fail.
 	apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install \
