@@ -158,7 +158,8 @@ usage_errors() {
 		"compare --kernels 6.1 -- demand_paging_test" \
 		"compare --options a b" \
 		"bisect-run --kernel x --baseline 6.1 --figure rate --threshold ten -- demand_paging_test" \
-		"bisect-run --baseline 6.1 --figure rate --threshold 5 -- demand_paging_test"; do
+		"bisect-run --baseline 6.1 --figure rate --threshold 5 -- demand_paging_test" \
+		"bisect-run --debian-kernel 6.1 --clock icount --smp 2 --baseline 6.1 --figure rate --threshold 5 -- demand_paging_test"; do
 		# shellcheck disable=SC2086  # the words of each command line
 		"$REPO/bench/"$c >/dev/null 2>"$LOGS/usage.err"
 		if [[ $? != 2 || $(wc -l <"$LOGS/usage.err") != 1 ]]; then
@@ -215,8 +216,8 @@ fi
 KDIR=$(stock_kernel_dir x86_64)
 IMAGE=$(pvh_vmlinux "$(find "$KDIR/boot" -name 'vmlinuz-*' | sort -V | tail -n1)")
 KERNEL=$IMAGE:$(find "$KDIR/lib/modules" -mindepth 1 -maxdepth 1 -type d | sort -V | tail -n1)
-# --clock tcg: bench/bisect-run, judged against these runs, runs on the host's clock.
-compare vm --where vm --clock tcg --options "" "-d $VM_DELAY" --runs 6 -- demand_paging_test -u MISSING -b 1M
+# The default clock (icount), as bench/bisect-run's, which is judged against these runs.
+compare vm --where vm --options "" "-d $VM_DELAY" --runs 6 -- demand_paging_test -u MISSING -b 1M
 check "in the VM: demand_paging_test -d $VM_DELAY worse in time and rate" \
 	test "$(verdict "$LOGS/vm" time_ns)$(verdict "$LOGS/vm" rate)" = worseworse
 CMP=$LOGS/vm/runs/compare.json
