@@ -48,7 +48,8 @@ tcg_accel() {
 
 # VMRUN_ICOUNT=OPTS (e.g. shift=3,sleep=off): TCG's clock counts
 # instructions (-icount), steady run to run (docs/results/clocks.md);
-# x86_64 boots with it only with one vCPU (--smp 1: AP bring-up hangs).
+# x86_64 boots with it only with one vCPU (--smp 1: AP bring-up hangs);
+# arm64 boots with more (20 s to init at --smp 2, once).
 icount_args() {
 	[[ -z ${VMRUN_ICOUNT:-} || $ACCEL == kvm ]] || echo "-icount $VMRUN_ICOUNT"
 }
