@@ -12,7 +12,11 @@
  * Guest modes (lib/<arch>/processor.c)
  *   guest_mode_arch_supported(mode)	can this host run @mode?
  *   vm_arch_get_pa_va_bits(mode, &pa, &va)  fill in widths the table leaves 0
- *   vm_arch_vm_type(vm)		the KVM_CREATE_VM type for vm->mode
+ *   vm_arch_vm_type(vm)		the KVM_CREATE_VM type for vm->mode (and
+ *					vm->private_mem)
+ *   vm_arch_private_type(&type, &hint)  the VM type with private memory:
+ *					its name, NULL if the arch has none;
+ *					@hint: how a KVM gets it
  *
  * Page tables (lib/<arch>/processor.c)
  *   virt_arch_pgd_alloc(vm)		allocate the root table once (vm->pgd)
@@ -72,6 +76,7 @@ bool guest_mode_arch_supported(enum vm_guest_mode mode);
 void vm_arch_get_pa_va_bits(enum vm_guest_mode mode, unsigned int *pa_bits,
 			    unsigned int *va_bits);
 unsigned long vm_arch_vm_type(struct kvm_vm *vm);
+const char *vm_arch_private_type(unsigned long *type, const char **hint);
 
 void virt_arch_pgd_alloc(struct kvm_vm *vm);
 void virt_arch_pg_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t size);

@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 
 #include "test_util.h"
+#include "guest_memfd.h"
 #include "guest_modes.h"
 #include "kvm_arch.h"
 #include "ucall_common.h"
@@ -37,6 +38,10 @@ struct userspace_mem_region {
 	void *mmap_alias;	/* second mapping of fd (shared kinds) */
 	void *host_alias;
 	unsigned long *free_pages;	/* bit set: guest page not allocated */
+	/* guest_memfd kinds: KVM_MEM_GUEST_MEMFD in region.flags, and these. */
+	int gmem_fd;		/* -1: none */
+	uint64_t gmem_offset;
+	uint64_t gmem_flags;	/* GUEST_MEMFD_FLAG_* it was created with */
 	struct userspace_mem_region *next;
 };
 
@@ -59,6 +64,7 @@ struct kvm_vm {
 	int fd;
 	unsigned long type;
 	enum vm_guest_mode mode;
+	bool private_mem;	/* a VM type with private memory (its shape) */
 	unsigned int pa_bits;
 	unsigned int va_bits;
 	unsigned int page_size;
@@ -112,12 +118,16 @@ struct kvm_vm *vm_create_barebones(void);
 /* A VM in @mode with slot 0 big enough for @nr_vcpus and @extra_pages. */
 struct kvm_vm *__vm_create(enum vm_guest_mode mode, uint32_t nr_vcpus,
 			   uint64_t extra_pages);
+/* The same for a VM of @shape (its mode and VM type). */
+struct kvm_vm *__vm_create_shape(struct vm_shape shape, uint32_t nr_vcpus,
+				 uint64_t extra_pages);
 /*
  * The two halves of __vm_create(), for what must come before any memslot
  * (a dirty ring backed by bitmaps): the VM with no memslot, then slot 0,
  * the binary, page tables and ucalls.
  */
 struct kvm_vm *vm_create_empty(enum vm_guest_mode mode);
+struct kvm_vm *vm_create_shape_empty(struct vm_shape shape);
 void vm_create_populate(struct kvm_vm *vm, uint32_t nr_vcpus, uint64_t extra_pages);
 struct kvm_vm *vm_create(uint32_t nr_vcpus);
 struct kvm_vm *__vm_create_with_vcpus(enum vm_guest_mode mode, uint32_t nr_vcpus,
@@ -126,6 +136,8 @@ struct kvm_vm *__vm_create_with_vcpus(enum vm_guest_mode mode, uint32_t nr_vcpus
 struct kvm_vm *vm_create_with_vcpus(uint32_t nr_vcpus, void *guest_code,
 				    struct kvm_vcpu *vcpus[]);
 struct kvm_vm *vm_create_with_one_vcpu(struct kvm_vcpu **vcpu, void *guest_code);
+struct kvm_vm *vm_create_shape_with_one_vcpu(struct vm_shape shape, struct kvm_vcpu **vcpu,
+					     void *guest_code);
 void kvm_vm_free(struct kvm_vm *vm);
 int vm_check_cap(struct kvm_vm *vm, long cap);
 int __vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
@@ -188,12 +200,18 @@ int __vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
 void vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
 			       uint32_t flags, uint64_t gpa, uint64_t size,
 			       void *hva);
+/* With a guest_memfd (KVM_MEM_GUEST_MEMFD in @flags): region2 only. */
+int __vm_set_user_memory_region2(struct kvm_vm *vm, uint32_t slot,
+				 uint32_t flags, uint64_t gpa, uint64_t size,
+				 void *hva, int gmem_fd, uint64_t gmem_offset);
 void vm_userspace_mem_region_add(struct kvm_vm *vm,
 				 enum vm_mem_backing_src_type src_type,
 				 uint64_t gpa, uint32_t slot, uint64_t npages,
 				 uint32_t flags);
 struct userspace_mem_region *memslot2region(struct kvm_vm *vm, uint32_t slot);
 struct userspace_mem_region *gpa2region(struct kvm_vm *vm, uint64_t gpa);
+/* Slot flags (a guest_memfd stays): __ returns 0 or -errno. */
+int __vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags);
 void vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags);
 void vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa);
 void vm_mem_region_delete(struct kvm_vm *vm, uint32_t slot);

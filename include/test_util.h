@@ -114,6 +114,8 @@ enum vm_mem_backing_src_type {
 	VM_MEM_SRC_ANONYMOUS_HUGETLB_16GB,
 	VM_MEM_SRC_SHMEM,
 	VM_MEM_SRC_SHARED_HUGETLB,
+	VM_MEM_SRC_GUEST_MEMFD,
+	VM_MEM_SRC_GUEST_MEMFD_PRIVATE,
 	NUM_SRC_TYPES,
 };
 
@@ -123,12 +125,21 @@ struct vm_mem_backing_src_alias {
 	const char *name;
 	int flags;		/* MAP_* flags for mmap() */
 	size_t hugepage_size;	/* explicit hugetlb size, 0 if none */
+	bool guest_memfd;	/* a guest_memfd per slot (kvm_util's) */
+	bool private_mem;	/* private memory: the host's mapping is the shared view only */
 };
 
 const struct vm_mem_backing_src_alias *vm_mem_backing_src_alias(uint32_t i);
 size_t get_backing_src_pagesz(uint32_t i);
 bool backing_src_is_shared(uint32_t i);
 bool backing_src_is_hugetlb(uint32_t i);
+bool backing_src_is_guest_memfd(uint32_t i);
+bool backing_src_is_private(uint32_t i);
+/*
+ * Whether the host's mapping of a slot of @i shows what the guest reads
+ * and writes: false for private memory, whose checks run in the guest.
+ */
+bool backing_src_host_readable(uint32_t i);
 int try_parse_backing_src_type(const char *name);
 enum vm_mem_backing_src_type parse_backing_src_type(const char *name);
 void backing_src_help(FILE *out, const char *flag);

@@ -33,6 +33,14 @@ static const struct vm_mem_backing_src_alias backing_src_table[NUM_SRC_TYPES] = 
 	/* Shared kinds are memfd-backed; the flags are for the mapping. */
 	[VM_MEM_SRC_SHMEM] = { .name = "shmem", .flags = MAP_SHARED },
 	[VM_MEM_SRC_SHARED_HUGETLB] = { .name = "shared_hugetlb", .flags = MAP_SHARED },
+	/*
+	 * guest_memfd (needs a VM: kvm_util makes it): mmap()ed and shared,
+	 * or private with anonymous memory as the slot's shared view.
+	 */
+	[VM_MEM_SRC_GUEST_MEMFD] = { .name = "guest_memfd", .flags = MAP_SHARED,
+				     .guest_memfd = true },
+	[VM_MEM_SRC_GUEST_MEMFD_PRIVATE] = { .name = "guest_memfd_private", .flags = ANON,
+					     .guest_memfd = true, .private_mem = true },
 };
 
 const struct vm_mem_backing_src_alias *vm_mem_backing_src_alias(uint32_t i)
@@ -131,6 +139,21 @@ bool backing_src_is_hugetlb(uint32_t i)
 bool backing_src_is_shared(uint32_t i)
 {
 	return vm_mem_backing_src_alias(i)->flags & MAP_SHARED;
+}
+
+bool backing_src_is_guest_memfd(uint32_t i)
+{
+	return vm_mem_backing_src_alias(i)->guest_memfd;
+}
+
+bool backing_src_is_private(uint32_t i)
+{
+	return vm_mem_backing_src_alias(i)->private_mem;
+}
+
+bool backing_src_host_readable(uint32_t i)
+{
+	return !backing_src_is_private(i);
 }
 
 size_t get_backing_src_pagesz(uint32_t i)

@@ -88,17 +88,23 @@ static uint64_t vm_nr_pages_required(enum vm_guest_mode mode, uint32_t nr_vcpus,
 	return pages;
 }
 
-struct kvm_vm *vm_create_empty(enum vm_guest_mode mode)
+struct kvm_vm *vm_create_shape_empty(struct vm_shape shape)
 {
 	struct kvm_vm *vm;
 
-	TEST_ASSERT(guest_mode_arch_supported(mode),
+	TEST_ASSERT(guest_mode_arch_supported(shape.mode),
 		    "Guest mode %s is not supported by this host",
-		    vm_guest_mode_string(mode));
-	vm = vm_alloc(mode);
+		    vm_guest_mode_string(shape.mode));
+	vm = vm_alloc(shape.mode);
+	vm->private_mem = shape.private_mem;
 	vm->type = vm_arch_vm_type(vm);
 	vm_open(vm);
 	return vm;
+}
+
+struct kvm_vm *vm_create_empty(enum vm_guest_mode mode)
+{
+	return vm_create_shape_empty(VM_SHAPE(mode));
 }
 
 void vm_create_populate(struct kvm_vm *vm, uint32_t nr_vcpus, uint64_t extra_pages)
@@ -112,13 +118,19 @@ void vm_create_populate(struct kvm_vm *vm, uint32_t nr_vcpus, uint64_t extra_pag
 	vm_arch_setup(vm);
 }
 
-struct kvm_vm *__vm_create(enum vm_guest_mode mode, uint32_t nr_vcpus,
-			   uint64_t extra_pages)
+struct kvm_vm *__vm_create_shape(struct vm_shape shape, uint32_t nr_vcpus,
+				 uint64_t extra_pages)
 {
-	struct kvm_vm *vm = vm_create_empty(mode);
+	struct kvm_vm *vm = vm_create_shape_empty(shape);
 
 	vm_create_populate(vm, nr_vcpus, extra_pages);
 	return vm;
+}
+
+struct kvm_vm *__vm_create(enum vm_guest_mode mode, uint32_t nr_vcpus,
+			   uint64_t extra_pages)
+{
+	return __vm_create_shape(VM_SHAPE(mode), nr_vcpus, extra_pages);
 }
 
 struct kvm_vm *vm_create(uint32_t nr_vcpus)
@@ -147,6 +159,15 @@ struct kvm_vm *vm_create_with_vcpus(uint32_t nr_vcpus, void *guest_code,
 struct kvm_vm *vm_create_with_one_vcpu(struct kvm_vcpu **vcpu, void *guest_code)
 {
 	return vm_create_with_vcpus(1, guest_code, vcpu);
+}
+
+struct kvm_vm *vm_create_shape_with_one_vcpu(struct vm_shape shape, struct kvm_vcpu **vcpu,
+					     void *guest_code)
+{
+	struct kvm_vm *vm = __vm_create_shape(shape, 1, 0);
+
+	*vcpu = vm_vcpu_add(vm, 0, guest_code);
+	return vm;
 }
 
 static void vcpu_free(struct kvm_vcpu *vcpu)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Memslots: host memory of any backing source (anonymous, THP, hugetlb,
- * shmem, shared hugetlb) registered as a KVM memory region, and moving,
- * re-flagging and deleting those regions.
+ * shmem, shared hugetlb, guest_memfd) registered as a KVM memory region,
+ * and moving, re-flagging and deleting those regions.  Every change goes
+ * through KVM_SET_USER_MEMORY_REGION2 where the VM has it.
  */
 #include <linux/memfd.h>
 #include <sys/mman.h>
@@ -12,16 +13,12 @@
 
 /*
  * KVM_SET_USER_MEMORY_REGION2 (KVM_CAP_USER_MEMORY2, 6.8) where the VM
- * offers it, else the original ioctl; uapi headers without it build only
- * the latter.
+ * offers it, else the original ioctl (guest_memfd.h has its uapi where
+ * the headers lack it).
  */
 bool vm_has_memory_region2(struct kvm_vm *vm)
 {
-#ifdef KVM_CAP_USER_MEMORY2
 	return vm_check_cap(vm, KVM_CAP_USER_MEMORY2) > 0;
-#else
-	return false;
-#endif
 }
 
 static const char *memory_region_ioctl_name(struct kvm_vm *vm)
@@ -30,9 +27,9 @@ static const char *memory_region_ioctl_name(struct kvm_vm *vm)
 				    "KVM_SET_USER_MEMORY_REGION";
 }
 
-int __vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
-				uint32_t flags, uint64_t gpa, uint64_t size,
-				void *hva)
+int __vm_set_user_memory_region2(struct kvm_vm *vm, uint32_t slot,
+				 uint32_t flags, uint64_t gpa, uint64_t size,
+				 void *hva, int gmem_fd, uint64_t gmem_offset)
 {
 	struct kvm_userspace_memory_region region = {
 		.slot = slot,
@@ -41,19 +38,27 @@ int __vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
 		.memory_size = size,
 		.userspace_addr = (uintptr_t)hva,
 	};
-#ifdef KVM_CAP_USER_MEMORY2
 	struct kvm_userspace_memory_region2 region2 = {
 		.slot = slot,
 		.flags = flags,
 		.guest_phys_addr = gpa,
 		.memory_size = size,
 		.userspace_addr = (uintptr_t)hva,
+		.guest_memfd_offset = gmem_offset,
+		.guest_memfd = gmem_fd < 0 ? 0 : gmem_fd,
 	};
 
 	if (vm->memory_region2)
 		return __vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION2, &region2);
-#endif
+	/* The original ioctl has no guest_memfd: KVM would refuse the flag. */
 	return __vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region);
+}
+
+int __vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
+				uint32_t flags, uint64_t gpa, uint64_t size,
+				void *hva)
+{
+	return __vm_set_user_memory_region2(vm, slot, flags, gpa, size, hva, -1, 0);
 }
 
 void vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
@@ -64,6 +69,23 @@ void vm_set_user_memory_region(struct kvm_vm *vm, uint32_t slot,
 
 	TEST_ASSERT(!ret, __KVM_IOCTL_ERROR(memory_region_ioctl_name(vm),
 					    vm->fd, ret));
+}
+
+/* Tell KVM what @r now says (a zero size deletes the slot). */
+static int __region_commit(struct kvm_vm *vm, struct userspace_mem_region *r)
+{
+	return __vm_set_user_memory_region2(vm, r->region.slot, r->region.flags,
+					    r->region.guest_phys_addr,
+					    r->region.memory_size,
+					    (void *)(uintptr_t)r->region.userspace_addr,
+					    r->gmem_fd, r->gmem_offset);
+}
+
+static void region_commit(struct kvm_vm *vm, struct userspace_mem_region *r)
+{
+	int ret = __region_commit(vm, r);
+
+	TEST_ASSERT(!ret, __KVM_IOCTL_ERROR(memory_region_ioctl_name(vm), vm->fd, ret));
 }
 
 struct userspace_mem_region *memslot2region(struct kvm_vm *vm, uint32_t slot)
@@ -102,32 +124,42 @@ static int backing_memfd(enum vm_mem_backing_src_type type, size_t size)
 	return fd;
 }
 
-static void *backing_map(struct userspace_mem_region *r, int flags)
+static void *backing_map(struct userspace_mem_region *r, int flags, int fd)
 {
-	void *p = mmap(NULL, r->mmap_size, PROT_READ | PROT_WRITE, flags, r->fd, 0);
+	void *p = mmap(NULL, r->mmap_size, PROT_READ | PROT_WRITE, flags, fd, 0);
 
 	TEST_ASSERT(p != MAP_FAILED, "mmap(0x%zx bytes of %s) failed", r->mmap_size,
 		    vm_mem_backing_src_alias(r->src_type)->name);
 	return p;
 }
 
-/* Map the region's host memory, aligned to the backing page size. */
+/*
+ * Map the region's host memory, aligned to the backing page size.  A
+ * shared guest_memfd is mapped from the slot's guest_memfd (made first);
+ * a private one's host memory is its shared view.
+ */
 void backing_region_map(struct userspace_mem_region *r, size_t size)
 {
 	const struct vm_mem_backing_src_alias *src = vm_mem_backing_src_alias(r->src_type);
 	size_t align = get_backing_src_pagesz(r->src_type);
+	bool gmem = backing_src_is_guest_memfd(r->src_type);
 
+	TEST_ASSERT(!gmem || (r->region.flags & KVM_MEM_GUEST_MEMFD),
+		    "%s memory needs a VM's guest_memfd", src->name);
 	r->fd = -1;
 	r->mmap_size = size;
 	/* hugetlb mappings come aligned; THP ones must be aligned by hand. */
 	if (r->src_type == VM_MEM_SRC_ANONYMOUS_THP)
 		r->mmap_size += align;
-	if (backing_src_is_shared(r->src_type)) {
+	if (gmem && backing_src_is_shared(r->src_type)) {
+		r->mmap_start = backing_map(r, MAP_SHARED, r->gmem_fd);
+		r->mmap_alias = backing_map(r, MAP_SHARED, r->gmem_fd);
+	} else if (backing_src_is_shared(r->src_type)) {
 		r->fd = backing_memfd(r->src_type, size);
-		r->mmap_start = backing_map(r, MAP_SHARED);
-		r->mmap_alias = backing_map(r, MAP_SHARED);
+		r->mmap_start = backing_map(r, MAP_SHARED, r->fd);
+		r->mmap_alias = backing_map(r, MAP_SHARED, r->fd);
 	} else {
-		r->mmap_start = backing_map(r, src->flags);
+		r->mmap_start = backing_map(r, src->flags, -1);
 	}
 	r->host_mem = (void *)ALIGN_UP((uintptr_t)r->mmap_start, align);
 	r->host_alias = r->mmap_alias;
@@ -138,6 +170,32 @@ void backing_region_map(struct userspace_mem_region *r, size_t size)
 	else if (r->src_type == VM_MEM_SRC_ANONYMOUS_THP)
 		TEST_ASSERT(!madvise(r->host_mem, size, MADV_HUGEPAGE),
 			    "madvise(MADV_HUGEPAGE) failed");
+}
+
+/*
+ * The slot's guest_memfd, with the flags its kind needs of those KVM
+ * reports: shared ones are mapped by the host (MMAP, INIT_SHARED),
+ * private ones are not.
+ */
+static void region_guest_memfd(struct kvm_vm *vm, struct userspace_mem_region *r,
+			       uint64_t size)
+{
+	uint64_t want = 0, have = vm_guest_memfd_flags(vm);
+
+	TEST_ASSERT(vm->memory_region2, "%s memory needs KVM_SET_USER_MEMORY_REGION2",
+		    vm_mem_backing_src_alias(r->src_type)->name);
+	TEST_ASSERT(!backing_src_is_private(r->src_type) || vm->private_mem,
+		    "%s memory needs a VM with private memory (vm_shape_for_backing())",
+		    vm_mem_backing_src_alias(r->src_type)->name);
+	if (!backing_src_is_private(r->src_type))
+		want = GUEST_MEMFD_FLAG_MMAP | GUEST_MEMFD_FLAG_INIT_SHARED;
+	TEST_ASSERT((have & want) == want,
+		    "guest_memfd flags 0x%lx wanted, KVM_CAP_GUEST_MEMFD_FLAGS has 0x%lx",
+		    (unsigned long)want, (unsigned long)have);
+	r->gmem_fd = vm_create_guest_memfd(vm, size, want);
+	r->gmem_offset = 0;
+	r->gmem_flags = want;
+	r->region.flags = KVM_MEM_GUEST_MEMFD;
 }
 
 static void region_check_new(struct kvm_vm *vm, uint64_t gpa, uint32_t slot,
@@ -176,6 +234,9 @@ void vm_userspace_mem_region_add(struct kvm_vm *vm,
 	r = calloc(1, sizeof(*r));
 	TEST_ASSERT(r, "Out of memory");
 	r->src_type = src_type;
+	r->gmem_fd = -1;
+	if (backing_src_is_guest_memfd(src_type))
+		region_guest_memfd(vm, r, size);
 	backing_region_map(r, size);
 
 	r->free_pages = calloc(BITS_TO_LONGS(npages), sizeof(unsigned long));
@@ -185,14 +246,16 @@ void vm_userspace_mem_region_add(struct kvm_vm *vm,
 
 	r->region = (struct kvm_userspace_memory_region) {
 		.slot = slot,
-		.flags = flags,
+		.flags = flags | (r->region.flags & KVM_MEM_GUEST_MEMFD),
 		.guest_phys_addr = gpa,
 		.memory_size = size,
 		.userspace_addr = (uintptr_t)r->host_mem,
 	};
-	vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &r->region);
+	region_commit(vm, r);
 	r->next = vm->regions;
 	vm->regions = r;
+	if (backing_src_is_private(src_type))
+		vm_mem_set_private(vm, gpa, size);
 }
 
 void backing_region_unmap(struct userspace_mem_region *r)
@@ -204,6 +267,8 @@ void backing_region_unmap(struct userspace_mem_region *r)
 			    "munmap(slot %u alias)", r->region.slot);
 	if (r->fd >= 0)
 		close(r->fd);
+	if (r->region.flags & KVM_MEM_GUEST_MEMFD)
+		close(r->gmem_fd);
 }
 
 static void region_free(struct userspace_mem_region *r)
@@ -221,12 +286,25 @@ static struct userspace_mem_region *region_or_die(struct kvm_vm *vm, uint32_t sl
 	return r;
 }
 
+/* A guest_memfd stays the slot's: KVM_MEM_GUEST_MEMFD is kept. */
+int __vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags)
+{
+	struct userspace_mem_region *r = memslot2region(vm, slot);
+
+	if (!r)
+		return -ENOENT;
+	r->region.flags = flags | (r->region.flags & KVM_MEM_GUEST_MEMFD);
+	if (__region_commit(vm, r))
+		return -errno;
+	return 0;
+}
+
 void vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags)
 {
 	struct userspace_mem_region *r = region_or_die(vm, slot);
 
-	r->region.flags = flags;
-	vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &r->region);
+	r->region.flags = flags | (r->region.flags & KVM_MEM_GUEST_MEMFD);
+	region_commit(vm, r);
 }
 
 void vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa)
@@ -234,7 +312,7 @@ void vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa)
 	struct userspace_mem_region *r = region_or_die(vm, slot);
 
 	r->region.guest_phys_addr = new_gpa;
-	vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &r->region);
+	region_commit(vm, r);
 }
 
 void vm_mem_region_delete(struct kvm_vm *vm, uint32_t slot)
@@ -242,7 +320,7 @@ void vm_mem_region_delete(struct kvm_vm *vm, uint32_t slot)
 	struct userspace_mem_region *r = region_or_die(vm, slot), **pp;
 
 	r->region.memory_size = 0;
-	vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &r->region);
+	region_commit(vm, r);
 	for (pp = &vm->regions; *pp != r; pp = &(*pp)->next)
 		;
 	*pp = r->next;

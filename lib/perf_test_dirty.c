@@ -97,15 +97,14 @@ void perf_test_dirty_free(struct perf_test_dirty *d)
 
 bool perf_test_dirty_enable(struct perf_test_dirty *d, bool on, char *err, size_t len)
 {
-	struct userspace_mem_region *r;
 	int i, ret;
 
 	for (i = 0; i < d->nr_slots; i++) {
-		r = memslot2region(d->vm, PERF_TEST_MEM_SLOT + i);
-		r->region.flags = on ? KVM_MEM_LOG_DIRTY_PAGES : 0;
-		ret = __vm_ioctl(d->vm, KVM_SET_USER_MEMORY_REGION, &r->region);
+		ret = __vm_mem_region_set_flags(d->vm, PERF_TEST_MEM_SLOT + i,
+						on ? KVM_MEM_LOG_DIRTY_PAGES : 0);
 		if (ret) {
-			err_ioctl(err, len, "KVM_SET_USER_MEMORY_REGION", d->vm->fd, ret);
+			errno = -ret;
+			err_ioctl(err, len, "KVM_SET_USER_MEMORY_REGION", d->vm->fd, -1);
 			return false;
 		}
 	}

@@ -87,8 +87,17 @@ void vm_arch_get_pa_va_bits(enum vm_guest_mode mode, unsigned int *pa_bits,
 
 unsigned long vm_arch_vm_type(struct kvm_vm *vm)
 {
+	TEST_ASSERT(!vm->private_mem, "No VM type with private memory on arm64");
 	host_probe();
 	return host.ipa_cap ? KVM_VM_TYPE_ARM_IPA_SIZE(vm->pa_bits) : 0;
+}
+
+/* Protected VMs (pKVM) are not in Debian's kernels: none here. */
+const char *vm_arch_private_type(unsigned long *type, const char **hint)
+{
+	*type = 0;
+	*hint = "";
+	return NULL;
 }
 
 /* Levels are numbered as the Arm ARM does: the last one is 3. */

@@ -27,9 +27,21 @@ void vm_arch_get_pa_va_bits(enum vm_guest_mode mode, unsigned int *pa_bits,
 	*va_bits = 48;
 }
 
+#ifndef KVM_X86_SW_PROTECTED_VM
+#define KVM_X86_SW_PROTECTED_VM	1
+#endif
+
 unsigned long vm_arch_vm_type(struct kvm_vm *vm)
 {
-	return 0;
+	return vm->private_mem ? KVM_X86_SW_PROTECTED_VM : 0;
+}
+
+/* Software-protected VMs: private memory without SEV or TDX. */
+const char *vm_arch_private_type(unsigned long *type, const char **hint)
+{
+	*type = KVM_X86_SW_PROTECTED_VM;
+	*hint = ": KVM built with CONFIG_KVM_SW_PROTECTED_VM=y and the TDP MMU has it";
+	return "KVM_X86_SW_PROTECTED_VM";
 }
 
 static uint64_t *pt_hva(struct kvm_vm *vm, uint64_t gpa)
