@@ -101,6 +101,10 @@ struct vm_shape {
  * not, in one line.  The reason lives until the next call.
  */
 const char *kvm_backing_src_unavailable(uint32_t src_type);
+/* The same, and a slot of it takes KVM_MEM_* @flags (dirty logging...). */
+const char *kvm_backing_src_flags_unavailable(uint32_t src_type, uint32_t flags);
+/* The same, and a slot of it can move to another GPA. */
+const char *kvm_backing_src_move_unavailable(uint32_t src_type);
 /* Skip (exit 4) with that reason. */
 void kvm_backing_src_require(uint32_t src_type);
 /* NULL if a VM with private memory can be made here, else why not. */

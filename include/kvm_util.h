@@ -213,6 +213,8 @@ struct userspace_mem_region *gpa2region(struct kvm_vm *vm, uint64_t gpa);
 /* Slot flags (a guest_memfd stays): __ returns 0 or -errno. */
 int __vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags);
 void vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags);
+/* Move a slot (0 or -errno: then it stays where it was). */
+int __vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa);
 void vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa);
 void vm_mem_region_delete(struct kvm_vm *vm, uint32_t slot);
 /*

@@ -51,6 +51,7 @@ struct perf_test_args {
 	uint32_t seed;
 	bool random_access;
 	bool inject_guest_assert;	/* KVM_SELFTEST_FAIL=guest_assert */
+	bool verify;		/* the next pass checks every written page instead */
 	uint64_t iteration;	/* the pass the host asked for */
 	struct perf_test_vcpu_args vcpu_args[KVM_MAX_VCPUS];
 	/* Host only. */
@@ -60,6 +61,7 @@ struct perf_test_args {
 	int nr_slots;
 	bool partition;
 	bool nested;
+	bool own_guest_code;	/* the test's guest code, not the walker */
 	uint64_t slots_ns;	/* adding the test memslots took */
 };
 
@@ -141,7 +143,9 @@ uint64_t perf_test_touch_pages(uint64_t base, uint32_t idx);
 bool perf_test_page_written(uint64_t off);
 /*
  * Assert every written page holds PERF_TEST_PATTERN, and with -n that
- * every vCPU's last exit came from L2; pages checked.
+ * every vCPU's last exit came from L2; pages checked.  Where the host
+ * cannot read test memory (private memory) vCPU 0 checks it in the guest:
+ * call it with the threads joined.
  */
 uint64_t perf_test_check_memory(void);
 /* Assert every touched page of test memory is on NUMA node @node. */

@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <sys/mman.h>
 
 #include "guest_memfd.h"
 #include "kvm_util.h"
@@ -92,6 +93,78 @@ const char *kvm_backing_src_unavailable(uint32_t src_type)
 	if (backing_src_is_private(src_type))
 		return kvm_private_mem_unavailable();
 	return vm_type_gmem_lacks(0, "the default VM type", false);
+}
+
+/*
+ * One page slot of @src_type with @flags on a bare VM of its shape, then
+ * (@move) moved one page up: 0 or -errno.
+ */
+static int probe_slot(uint32_t src_type, uint32_t flags, bool move)
+{
+	bool private_mem = backing_src_is_private(src_type);
+	uint64_t gmem_flags = private_mem ? 0 : GMEM_SHARED_FLAGS;
+	struct kvm_create_guest_memfd gmem = { .size = getpagesize(), .flags = gmem_flags };
+	struct kvm_userspace_memory_region2 region = {
+		.slot = 1,
+		.flags = flags | KVM_MEM_GUEST_MEMFD,
+		.memory_size = gmem.size,
+	};
+	unsigned long type = 0;
+	int vm_fd, gmem_fd, ret;
+	const char *hint;
+	void *mem;
+
+	if (private_mem)
+		vm_arch_private_type(&type, &hint);
+	vm_fd = probe_vm(type);
+	if (vm_fd < 0)
+		return vm_fd;
+	gmem_fd = __kvm_ioctl(vm_fd, KVM_CREATE_GUEST_MEMFD, &gmem);
+	TEST_ASSERT(gmem_fd >= 0, "KVM_CREATE_GUEST_MEMFD(flags 0x%lx) failed on vm fd %d, errno: %d (%s)",
+		    (unsigned long)gmem_flags, vm_fd, errno, strerror(errno));
+	mem = mmap(NULL, gmem.size, PROT_READ | PROT_WRITE,
+		   private_mem ? MAP_PRIVATE | MAP_ANONYMOUS : MAP_SHARED,
+		   private_mem ? -1 : gmem_fd, 0);
+	TEST_ASSERT(mem != MAP_FAILED, "mmap(one page of guest memory) failed");
+	region.userspace_addr = (uintptr_t)mem;
+	region.guest_memfd = gmem_fd;
+	ret = __kvm_ioctl(vm_fd, KVM_SET_USER_MEMORY_REGION2, &region) ? -errno : 0;
+	if (!ret && move) {
+		region.guest_phys_addr += gmem.size;
+		ret = __kvm_ioctl(vm_fd, KVM_SET_USER_MEMORY_REGION2, &region) ? -errno : 0;
+	}
+	munmap(mem, gmem.size);
+	close(gmem_fd);
+	close(vm_fd);
+	return ret;
+}
+
+const char *kvm_backing_src_flags_unavailable(uint32_t src_type, uint32_t flags)
+{
+	const char *why = kvm_backing_src_unavailable(src_type);
+	int ret;
+
+	if (why || !backing_src_is_guest_memfd(src_type))
+		return why;
+	ret = probe_slot(src_type, flags, false);
+	if (!ret)
+		return NULL;
+	return because("KVM refuses slot flags 0x%x on %s slots (KVM_SET_USER_MEMORY_REGION2: %s)",
+		       flags, vm_mem_backing_src_alias(src_type)->name, strerror(-ret));
+}
+
+const char *kvm_backing_src_move_unavailable(uint32_t src_type)
+{
+	const char *why = kvm_backing_src_unavailable(src_type);
+	int ret;
+
+	if (why || !backing_src_is_guest_memfd(src_type))
+		return why;
+	ret = probe_slot(src_type, 0, true);
+	if (!ret)
+		return NULL;
+	return because("KVM refuses to move %s slots (KVM_SET_USER_MEMORY_REGION2 to a new GPA: %s)",
+		       vm_mem_backing_src_alias(src_type)->name, strerror(-ret));
 }
 
 void kvm_backing_src_require(uint32_t src_type)

@@ -307,6 +307,21 @@ void vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags)
 	region_commit(vm, r);
 }
 
+int __vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa)
+{
+	struct userspace_mem_region *r = memslot2region(vm, slot);
+	uint64_t old;
+
+	if (!r)
+		return -ENOENT;
+	old = r->region.guest_phys_addr;
+	r->region.guest_phys_addr = new_gpa;
+	if (!__region_commit(vm, r))
+		return 0;
+	r->region.guest_phys_addr = old;
+	return -errno;
+}
+
 void vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa)
 {
 	struct userspace_mem_region *r = region_or_die(vm, slot);

@@ -87,7 +87,6 @@ struct ms_state {
 	uint64_t area, area_len;	/* the move tests' area */
 	uint64_t move_src, move_dst;
 	uint32_t move_slot;
-	struct userspace_mem_region *move_r;
 	char err[300];
 };
 
@@ -164,18 +163,28 @@ static bool check_written(struct ms_state *s, uint64_t first, uint64_t len, uint
 	return true;
 }
 
-/* MADV_DONTNEED [first, first + len), @chunk bytes a call, within slots. */
+/*
+ * MADV_DONTNEED [first, first + len), @chunk bytes a call, within slots;
+ * guest_memfd: fallocate(PUNCH_HOLE) on it (its mapping is not KVM's).
+ */
 static bool unmap_range(struct ms_state *s, uint64_t first, uint64_t len, uint64_t chunk)
 {
 	uint64_t off = first, end = first + len, ss = s->p->slot_size, n, stop;
+	bool gmem = backing_src_is_guest_memfd(s->p->o.backing);
+	int ret;
 
 	while (off < end) {
 		stop = ALIGN_DOWN(off, ss) + ss;
 		stop = stop < end ? stop : end;
 		n = stop - off < chunk ? stop - off : chunk;
-		if (madvise(hva_of(s, off), n, MADV_DONTNEED)) {
-			snprintf(s->err, sizeof(s->err), "madvise(MADV_DONTNEED) of 0x%lx bytes at offset 0x%lx: %s",
-				 (unsigned long)n, (unsigned long)off, strerror(errno));
+		if (gmem)
+			ret = __vm_guest_mem_punch_hole(s->vm, perf_test_args.gpa + off, n);
+		else
+			ret = madvise(hva_of(s, off), n, MADV_DONTNEED) ? -errno : 0;
+		if (ret) {
+			snprintf(s->err, sizeof(s->err), "%s of 0x%lx bytes at offset 0x%lx: %s",
+				 gmem ? "fallocate(PUNCH_HOLE)" : "madvise(MADV_DONTNEED)",
+				 (unsigned long)n, (unsigned long)off, strerror(-ret));
 			return false;
 		}
 		off += n;
@@ -239,15 +248,12 @@ static bool iter_map_unmap(struct ms_state *s, uint64_t gen)
 
 static bool move_slot(struct ms_state *s, uint64_t gpa)
 {
-	int ret = __vm_set_user_memory_region(s->vm, s->move_slot, 0, gpa, s->p->slot_size,
-					      s->hva[s->move_slot - PERF_TEST_MEM_SLOT]);
+	int ret = __vm_mem_region_move(s->vm, s->move_slot, gpa);
 
-	if (!ret) {
-		s->move_r->region.guest_phys_addr = gpa;
+	if (!ret)
 		return true;
-	}
 	snprintf(s->err, sizeof(s->err), "moving slot %u to GPA 0x%lx: %s", s->move_slot,
-		 (unsigned long)gpa, strerror(errno));
+		 (unsigned long)gpa, strerror(-ret));
 	return false;
 }
 
@@ -291,7 +297,6 @@ static void prepare(struct ms_state *s)
 		s->area_len = 2 * half_area < last ? 2 * half_area : last;
 		s->area = s->op == OP_MOVE_ACTIVE ? last - half_area : last - s->area_len;
 		s->move_slot = PERF_TEST_MEM_SLOT + s->p->nr_slots - 1;
-		s->move_r = memslot2region(s->vm, s->move_slot);
 		s->move_src = perf_test_args.gpa + last;
 		s->move_dst = perf_test_args.gpa - 2 * s->p->slot_size;
 		if (s->op == OP_MOVE_ACTIVE) {

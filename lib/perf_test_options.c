@@ -285,6 +285,7 @@ static void check_host(const struct perf_test_options *o, bool host_only)
 	if (host_only)
 		return;
 	close(open_kvm_dev_path_or_exit(O_RDWR));
+	kvm_backing_src_require(o->backing);
 	if (o->nested && nested_arch_unavailable(why, sizeof(why)))
 		test_skip("%s", why);
 	max = kvm_check_cap(KVM_CAP_MAX_VCPUS);
@@ -326,6 +327,12 @@ void perf_test_options_check(struct perf_test_options *o, bool host_only)
 	catch_signals();
 	if (host_only && o->nested)
 		test_usage_error("-n runs the vCPUs nested; -H runs no vCPUs");
+	if (host_only && backing_src_is_guest_memfd(o->backing))
+		test_usage_error("-s %s is a VM's guest_memfd; -H runs no VM",
+				 vm_mem_backing_src_alias(o->backing)->name);
+	if (o->numa_node >= 0 && !backing_src_host_readable(o->backing))
+		test_usage_error("-N binds the host's mapping of test memory; -s %s has none",
+				 vm_mem_backing_src_alias(o->backing)->name);
 	check_ram(o);
 	check_sizes(o, get_backing_src_pagesz(o->backing));
 	if (o->cpu_list)

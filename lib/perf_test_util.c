@@ -85,11 +85,34 @@ __guest_code uint64_t perf_test_touch_pages(uint64_t base, uint32_t idx)
 	return n;
 }
 
+/* Every written page of test memory holds its pattern: pages checked. */
+static __guest_code uint64_t guest_check_pages(uint64_t base)
+{
+	struct perf_test_args *pta = &perf_test_args;
+	uint64_t off, got, n = 0;
+
+	for (off = 0; off < pta->size; off += pta->page_size) {
+		if (!perf_test_page_written(off))
+			continue;
+		got = READ_ONCE(*(uint64_t *)(base + off));
+		GUEST_ASSERT_MSG(got == PERF_TEST_PATTERN(off),
+				 "Test memory at offset 0x%lx: 0x%lx, expected 0x%lx (guest check)",
+				 (unsigned long)off, (unsigned long)got,
+				 (unsigned long)PERF_TEST_PATTERN(off));
+		n++;
+	}
+	return n;
+}
+
 static __guest_code void perf_test_guest_code(uint32_t idx)
 {
 	uint64_t pass;
 
 	for (;;) {
+		if (READ_ONCE(perf_test_args.verify)) {
+			GUEST_SYNC(guest_check_pages(perf_test_args.gva));
+			continue;
+		}
 		pass = READ_ONCE(perf_test_args.iteration);
 		perf_test_touch_pages(perf_test_args.gva, idx);
 		GUEST_ASSERT_MSG(idx || !READ_ONCE(perf_test_args.inject_guest_assert),
@@ -111,6 +134,7 @@ static void setup_vcpu_args(const struct perf_test_options *o, uint64_t page_siz
 	pta->nr_slots = o->nr_slots;
 	pta->partition = o->partition;
 	pta->nested = o->nested;
+	pta->own_guest_code = o->guest_code;
 	for (i = 0; i < o->nr_vcpus; i++) {
 		pta->vcpu_args[i].vcpu_idx = i;
 		pta->vcpu_args[i].offset = o->partition ? i * o->vcpu_memory_bytes : 0;
@@ -223,7 +247,7 @@ struct kvm_vm *perf_test_create_vm(enum vm_guest_mode mode,
 	extra = page_table_pages(pages, page_size, o->nr_slots);
 	if (o->nested)
 		extra += nested_arch_extra_pages(o->nr_vcpus, pta->size);
-	vm = vm_create_empty(mode);
+	vm = vm_create_shape_empty(vm_shape_for_backing(mode, o->backing));
 	/* Before any vCPU, and any memslot for the bitmap that may back it. */
 	if (o->dirty_ring_bytes)
 		vm_enable_dirty_ring(vm, o->dirty_ring_bytes);
@@ -376,12 +400,40 @@ static void check_nested(void)
 			    "vCPU %u last exited from L1, not L2: its passes did not run nested", i);
 }
 
+/* vCPU 0, parked at a GUEST_SYNC, runs one more pass: the check. */
+static uint64_t guest_check_memory(void)
+{
+	struct perf_test_args *pta = &perf_test_args;
+	struct kvm_vcpu *vcpu = pta->vcpu_args[0].vcpu;
+	struct ucall uc;
+
+	TEST_ASSERT(!pta->own_guest_code,
+		    "%s memory is checked by the walker's guest code; this test has its own",
+		    vm_mem_backing_src_alias(pta->backing)->name);
+	write_guest_global(pta->vm, perf_test_args.verify, true);
+	vcpu_run(vcpu);
+	switch (get_ucall(vcpu, &uc)) {
+	case UCALL_SYNC:
+		break;
+	case UCALL_ABORT:
+		REPORT_GUEST_ASSERT(uc);
+		break;
+	default:
+		TEST_FAIL("vCPU 0 checking test memory: exit reason %u (%s), no GUEST_SYNC",
+			  vcpu->run->exit_reason, exit_reason_str(vcpu->run->exit_reason));
+	}
+	write_guest_global(pta->vm, perf_test_args.verify, false);
+	return uc.args[1];
+}
+
 uint64_t perf_test_check_memory(void)
 {
 	struct perf_test_args *pta = &perf_test_args;
 	uint64_t off, got, checked = 0;
 
 	check_nested();
+	if (pta->vm && !backing_src_host_readable(pta->backing))
+		return guest_check_memory();
 	for (off = 0; off < pta->size; off += pta->page_size) {
 		if (!perf_test_page_written(off))
 			continue;
