@@ -19,6 +19,14 @@
  *              live on;
  *  remap       new memory mapped where the old was: every vCPU writes all
  *              of its pages in every slot again.
+ * With -t guest_memfd (or guest_memfd_private) the unmap slot is a
+ * guest_memfd and the buffer shmem (a guest_memfd's ranges cannot back
+ * several slots).  KVM maps a guest_memfd from the file, not from the
+ * host's mapping, so its unmap stage is a punch: every vCPU writes its
+ * pages of the slot once and syncs; the host munmap()s the slot's host
+ * mapping and fallocate(PUNCH_HOLE)s the guest_memfd (timed); in remap
+ * every vCPU first reads its pages of the slot, which must be zero (KVM
+ * dropped its mappings of the freed pages), then writes as before.
  * After run2, rw and remap every page must hold what that stage wrote:
  * after remap, also the new memory, so KVM mapped it and not the freed
  * pages.  At the end the buffer is unmapped with its slots still in the
@@ -54,6 +62,7 @@ struct mmu_args {
 	uint64_t alias_size;	/* the slots that share the buffer */
 	uint64_t page_size;
 	uint64_t release;	/* the last spinning stage the host released */
+	bool punch;		/* the unmap slot is a guest_memfd: punched, not unmapped */
 	uint64_t spinning[KVM_MAX_VCPUS];	/* the stage each vCPU spins in */
 	struct mmu_range r[KVM_MAX_VCPUS];
 };
@@ -95,6 +104,18 @@ static __guest_code void spin(uint32_t idx, uint64_t start, uint64_t end, uint64
 	while (READ_ONCE(mmu.release) < stage);
 }
 
+/* After a punch: [start, end) reads as new, zeroed memory. */
+static __guest_code void check_zeroed(uint64_t start, uint64_t end)
+{
+	uint64_t off, got;
+
+	for (off = start; off < end; off += mmu.page_size) {
+		got = READ_ONCE(*(uint64_t *)(mmu.gva + off));
+		GUEST_ASSERT_MSG(!got, "offset 0x%lx of the punched slot holds 0x%lx, not 0",
+				 (unsigned long)off, (unsigned long)got);
+	}
+}
+
 static __guest_code void guest_code(uint32_t idx)
 {
 	struct mmu_range *r = &mmu.r[idx];
@@ -106,7 +127,13 @@ static __guest_code void guest_code(uint32_t idx)
 	spin(idx, r->start, r->end, ST_RO);
 	sweep(r->start, r->end, ST_RW);
 	GUEST_SYNC(ST_RW);
-	spin(idx, r->vstart, r->vend, ST_UNMAP);
+	if (mmu.punch) {
+		sweep(r->vstart, r->vend, ST_UNMAP);
+		GUEST_SYNC(ST_UNMAP);
+		check_zeroed(r->vstart, r->vend);
+	} else {
+		spin(idx, r->vstart, r->vend, ST_UNMAP);
+	}
 	sweep(r->start, r->end, ST_REMAP);
 	sweep(r->vstart, r->vend, ST_REMAP);
 	GUEST_SYNC(ST_REMAP);
@@ -163,11 +190,13 @@ static void create_vm(const struct mmu_params *p)
 	int slot;
 
 	st.victim_size = mmu_victim_size(p);
-	st.vm = __vm_create(VM_MODE_DEFAULT, p->nr_vcpus, 64 + 2 * (p->guest_mem / GB + 1));
+	st.vm = __vm_create_shape(vm_shape_for_backing(VM_MODE_DEFAULT, p->backing), p->nr_vcpus,
+				  64 + 2 * (p->guest_mem / GB + 1));
 	st.gpa = place_test_mem(st.vm, p, &alias_size);
 	total = alias_size + st.victim_size;
 
-	st.buf.src_type = p->backing;
+	mmu.punch = backing_src_is_guest_memfd(p->backing);
+	st.buf.src_type = mmu.punch ? VM_MEM_SRC_SHMEM : p->backing;
 	backing_region_map(&st.buf, p->slot_size);
 	/* As upstream: fault the buffer in, so guest faults find it present. */
 	for (i = 0; i < p->slot_size; i += getpagesize())
@@ -197,10 +226,11 @@ static void create_vm(const struct mmu_params *p)
 #ifdef KVM_CAP_MEMORY_FAULT_INFO
 	st.mf_info = kvm_has_cap(KVM_CAP_MEMORY_FAULT_INFO);
 #endif
-	ksft_print_msg("Running with 0x%lx bytes of guest memory (%d slots of 0x%lx sharing one %s buffer) and %d vCPUs; unmap slot 0x%lx bytes\n",
+	ksft_print_msg("Running with 0x%lx bytes of guest memory (%d slots of 0x%lx sharing one %s buffer) and %d vCPUs; %s slot 0x%lx bytes of %s\n",
 		       (unsigned long)alias_size, st.nr_slots, (unsigned long)p->slot_size,
-		       vm_mem_backing_src_alias(p->backing)->name, p->nr_vcpus,
-		       (unsigned long)st.victim_size);
+		       vm_mem_backing_src_alias(st.buf.src_type)->name, p->nr_vcpus,
+		       mmu.punch ? "punch" : "unmap", (unsigned long)st.victim_size,
+		       vm_mem_backing_src_alias(p->backing)->name);
 	ksft_print_msg("EFAULTs: %s\n", st.mf_info ?
 		       "kvm_run.memory_fault checked where KVM fills it (KVM_CAP_MEMORY_FAULT_INFO)" :
 		       "KVM_RUN's errno only (no KVM_CAP_MEMORY_FAULT_INFO)");
@@ -263,9 +293,15 @@ static bool expect_efault(struct perf_test_vcpu_args *va, uint64_t pass, char *e
 	return check_memory_fault(va, ro ? r->start : r->vstart, ro ? r->end : r->vend, err, len);
 }
 
+/* Passes that end in EFAULT: ro, and unmap unless it is a punch. */
+static bool efault_pass(uint64_t pass)
+{
+	return pass == ST_RO || (pass == ST_UNMAP && !mmu.punch);
+}
+
 static bool mmu_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *err, size_t len)
 {
-	if (pass == ST_RO || pass == ST_UNMAP)
+	if (efault_pass(pass))
 		return expect_efault(va, pass, err, len);
 	return perf_test_vcpu_pass(va, pass, err, len);
 }
@@ -281,7 +317,7 @@ static bool past_deadline(void *arg)
  */
 static bool wait_pass(uint64_t pass, char *err, size_t len)
 {
-	bool efault = pass == ST_RO || pass == ST_UNMAP;
+	bool efault = efault_pass(pass);
 	uint64_t timeout = st.sweep_ns * 20 > MMU_TIMEOUT_NS ? st.sweep_ns * 20 : MMU_TIMEOUT_NS;
 	uint64_t deadline = timespec_to_ns(timespec_now()) + timeout;
 
@@ -323,8 +359,13 @@ static bool remap_victim(char *err, size_t len)
 {
 	struct userspace_mem_region *r = st.victim;
 	int flags = r->fd >= 0 ? MAP_SHARED : vm_mem_backing_src_alias(r->src_type)->flags;
-	void *p = mmap(r->host_mem, st.victim_size, PROT_READ | PROT_WRITE, flags | MAP_FIXED,
-		       r->fd, 0);
+	int fd = r->fd;
+	void *p;
+
+	/* A shared guest_memfd's host mapping is of the guest_memfd. */
+	if (backing_src_is_guest_memfd(r->src_type) && backing_src_is_shared(r->src_type))
+		fd = r->gmem_fd;
+	p = mmap(r->host_mem, st.victim_size, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd, 0);
 
 	if (p != r->host_mem) {
 		snprintf(err, len, "mmap(MAP_FIXED) of new memory for the unmap slot: %s",
@@ -365,7 +406,7 @@ static bool check_buffer(uint64_t stage, uint64_t *checked, char *err, size_t le
 }
 
 struct mmu_times {
-	uint64_t run1, run2, mprotect_ro, ro, mprotect_rw, rw, munmap, unmap, remap;
+	uint64_t run1, run2, mprotect_ro, ro, mprotect_rw, rw, munmap, unmap, remap, punch;
 	uint64_t checked;
 };
 
@@ -441,9 +482,46 @@ static bool ro_phase(struct mmu_times *t, char *err, size_t len)
 	return check_buffer(ST_RW, &t->checked, err, len);
 }
 
+/*
+ * guest_memfd: the vCPUs wrote the slot; its host mapping goes, a hole is
+ * punched in the guest_memfd (timed: munmap, then punch), the mapping
+ * comes back, and the vCPUs find zeroes before they write it again.
+ */
+static bool punch_phase(struct mmu_times *t, char *err, size_t len)
+{
+	struct timespec start;
+	int ret;
+
+	if (!run_pass(ST_UNMAP, &t->unmap, err, len))
+		return false;
+	start = timespec_now();
+	if (unmap_victim()) {
+		snprintf(err, len, "munmap(the punch slot's host mapping): %s", strerror(errno));
+		return false;
+	}
+	t->munmap = since(start);
+	start = timespec_now();
+	ret = __vm_guest_mem_punch_hole(st.vm, st.gpa + mmu.alias_size, st.victim_size);
+	if (ret) {
+		snprintf(err, len, "fallocate(PUNCH_HOLE) of the guest_memfd: %s", strerror(-ret));
+		return false;
+	}
+	t->punch = since(start);
+	if (!remap_victim(err, len) || !run_pass(ST_REMAP, &t->remap, err, len) ||
+	    !check_buffer(ST_REMAP, &t->checked, err, len))
+		return false;
+	/* Private memory: the guest's zero check is the check. */
+	if (!backing_src_host_readable(st.victim->src_type))
+		return true;
+	return check_pages(st.victim->host_mem, mmu.alias_size, mmu.alias_size + st.victim_size,
+			   ST_REMAP, "the punch slot's guest_memfd", &t->checked, err, len);
+}
+
 /* The vCPUs spin writing the unmap slot; its memory goes away under them. */
 static bool unmap_phase(struct mmu_times *t, char *err, size_t len)
 {
+	if (mmu.punch)
+		return punch_phase(t, err, len);
 	if (!take_away(ST_UNMAP, unmap_victim, "munmap(the unmap slot's memory)", &t->munmap,
 		       &t->unmap, err, len) ||
 	    !remap_victim(err, len))
@@ -491,6 +569,8 @@ static void print_result(const struct mmu_params *p, const struct mmu_times *t)
 	print_time("ro", t->ro, ", ");
 	print_time("rw", t->rw, ", ");
 	print_time("unmap", t->unmap, ", ");
+	if (mmu.punch)
+		print_time("punch", t->punch, ", ");
 	print_time("remap", t->remap, "\n");
 	perf_report_opt_str("backing", vm_mem_backing_src_alias(p->backing)->name);
 	perf_report_opt_int("vcpus", p->nr_vcpus);
@@ -498,6 +578,7 @@ static void print_result(const struct mmu_params *p, const struct mmu_times *t)
 	perf_report_opt_int("slot_bytes", p->slot_size);
 	perf_report_opt_int("guest_bytes", mmu.alias_size);
 	perf_report_opt_int("memory_fault_info", st.mf_info);
+	perf_report_opt_int("punch", mmu.punch);
 	perf_report_u64("run1_ns", t->run1, "ns");
 	perf_report_u64("run2_ns", t->run2, "ns");
 	perf_report_u64("mprotect_ro_ns", t->mprotect_ro, "ns");
@@ -507,6 +588,7 @@ static void print_result(const struct mmu_params *p, const struct mmu_times *t)
 	perf_report_u64("munmap_ns", t->munmap, "ns");
 	perf_report_u64("unmap_ns", t->unmap, "ns");
 	perf_report_u64("remap_ns", t->remap, "ns");
+	perf_report_u64("punch_ns", t->punch, "ns");
 	perf_report_u64("ro_efaults", st.efaults[0], "count");
 	perf_report_u64("unmap_efaults", st.efaults[1], "count");
 	perf_report_u64("memory_fault_exits", st.mf_exits, "count");
@@ -533,9 +615,10 @@ static void run_test(const struct mmu_params *p)
 	perf_test_join_threads();
 	TEST_ASSERT(ok, "%s", err);
 	perf_report_stats_end(st.vm);
-	TEST_ASSERT(st.efaults[0] == (uint64_t)p->nr_vcpus && st.efaults[1] == st.efaults[0],
-		    "EFAULTs: %lu in ro, %lu in unmap, for %d vCPUs", (unsigned long)st.efaults[0],
-		    (unsigned long)st.efaults[1], p->nr_vcpus);
+	TEST_ASSERT(st.efaults[0] == (uint64_t)p->nr_vcpus &&
+		    st.efaults[1] == (mmu.punch ? 0 : st.efaults[0]),
+		    "EFAULTs: %lu in ro, %lu in %s, for %d vCPUs", (unsigned long)st.efaults[0],
+		    (unsigned long)st.efaults[1], mmu.punch ? "punch" : "unmap", p->nr_vcpus);
 	print_result(p, &t);
 	/* The buffer goes away with its slots still in the VM, then the VM. */
 	backing_region_unmap(&st.buf);

@@ -197,6 +197,7 @@ static void check_params(struct mmu_params *p)
 		test_skip("Backing source %s is not supported by this host", name);
 	backing_src_require(p->backing, host);
 	close(open_kvm_dev_path_or_exit(O_RDWR));
+	kvm_backing_src_require(p->backing);
 	max = kvm_check_cap(KVM_CAP_MAX_VCPUS);
 	if (max > 0 && p->nr_vcpus > max)
 		test_skip("%d vCPUs requested, KVM allows %d per VM", p->nr_vcpus, max);
