@@ -88,6 +88,9 @@ static void check_params(struct at_params *p)
 
 	if (p->o.nested)
 		test_usage_error("-n: access tracking of nested guests is not measured here");
+	if (backing_src_is_guest_memfd(p->o.backing))
+		test_usage_error("-s %s: KVM maps guest_memfd from the file, whose pages are unevictable and off the LRU lists page_idle and MGLRU track",
+				 vm_mem_backing_src_alias(p->o.backing)->name);
 	perf_test_options_check(&p->o, false);
 	p->t = access_tracker_get(p->tracker_name);
 	p->warn_only = p->warn > 0;

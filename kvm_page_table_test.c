@@ -399,11 +399,15 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 int main(int argc, char *argv[])
 {
 	struct perf_test_options o;
+	const char *why;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	perf_test_options_init(&o, DEFAULT_VCPU_MEMORY, 1);
 	parse_args(argc, argv, &o);
 	perf_test_options_check(&o, false);
+	why = kvm_backing_src_flags_unavailable(o.backing, KVM_MEM_LOG_DIRTY_PAGES);
+	if (why)
+		test_skip("Dirty logging: %s", why);
 	perf_report_open("kvm_page_table_test", o.json_path, argc, argv);
 	for_each_guest_mode(run_test, &o);
 	perf_report_close();

@@ -122,9 +122,12 @@ static void time_change(struct latency_hist *h, uint64_t *min, struct timespec s
 }
 
 /* Add and delete the slot -i times; false with @err set if KVM refused. */
-static bool modify_slots(struct kvm_vm *vm, const struct mm_params *p, void *hva,
-			 uint64_t gpa, uint64_t size, struct mm_times *t, char *err, size_t len)
+static bool modify_slots(struct kvm_vm *vm, const struct mm_params *p,
+			 const struct userspace_mem_region *r, uint64_t gpa, uint64_t size,
+			 struct mm_times *t, char *err, size_t len)
 {
+	uint32_t flags = r->region.flags;
+	void *hva = r->host_mem;
 	uint32_t slot = PERF_TEST_MEM_SLOT + p->o.nr_slots;
 	struct timespec start, loop = timespec_now();
 	long i;
@@ -133,11 +136,11 @@ static bool modify_slots(struct kvm_vm *vm, const struct mm_params *p, void *hva
 		if (p->delay_us)
 			usleep(p->delay_us);
 		start = timespec_now();
-		if (__vm_set_user_memory_region(vm, slot, 0, gpa, size, hva))
+		if (__vm_set_user_memory_region2(vm, slot, flags, gpa, size, hva, r->gmem_fd, 0))
 			break;
 		time_change(&t->add, &t->add_min, start);
 		start = timespec_now();
-		if (__vm_set_user_memory_region(vm, slot, 0, gpa, 0, hva))
+		if (__vm_set_user_memory_region2(vm, slot, flags, gpa, 0, hva, r->gmem_fd, 0))
 			break;
 		time_change(&t->del, &t->del_min, start);
 	}
@@ -247,6 +250,9 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	size = get_backing_src_pagesz(p->o.backing);
 	size = size > vm->page_size ? size : vm->page_size;
 	gpa = dummy_gpa(vm, size);
+	r.gmem_fd = -1;
+	if (backing_src_is_guest_memfd(r.src_type))
+		region_guest_memfd(vm, &r, size);
 	backing_region_map(&r, size);
 	memset(walks, 0, sizeof(walks));
 	WRITE_ONCE(keep_running, true);
@@ -254,7 +260,7 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	perf_report_stats_begin(vm);
 	perf_test_start_threads(&p->o, mm_vcpu_pass);
 	snapshot_walks(t->walks_before, p->o.nr_vcpus);
-	ok = modify_slots(vm, p, r.host_mem, gpa, size, t, err, sizeof(err));
+	ok = modify_slots(vm, p, &r, gpa, size, t, err, sizeof(err));
 	snapshot_walks(t->walks_after, p->o.nr_vcpus);
 	WRITE_ONCE(keep_running, false);
 	done = ok && perf_test_wait_pass(1, NULL, NULL);

@@ -232,6 +232,11 @@ void vm_free_regions(struct kvm_vm *vm);
  * kinds), and unmap them.
  */
 void backing_region_map(struct userspace_mem_region *r, size_t size);
+/*
+ * A guest_memfd kind's region made outside vm_userspace_mem_region_add():
+ * give it its guest_memfd of @size bytes on @vm (before backing_region_map()).
+ */
+void region_guest_memfd(struct kvm_vm *vm, struct userspace_mem_region *r, uint64_t size);
 void backing_region_unmap(struct userspace_mem_region *r);
 
 /* Guest memory (guest_memory.c). */

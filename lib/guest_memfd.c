@@ -76,12 +76,11 @@ const char *kvm_private_mem_unavailable(void)
 	int types;
 
 	name = vm_arch_private_type(&type, &hint);
-
 	if (!name)
 		return because("no VM type with private memory on this arch in this suite");
 	types = kvm_check_cap(KVM_CAP_VM_TYPES);
 	if (!(types & (1 << type)))
-			return because("KVM lacks the VM type %s (KVM_CAP_VM_TYPES 0x%x)%s", name, types,
+		return because("KVM lacks the VM type %s (KVM_CAP_VM_TYPES 0x%x)%s", name, types,
 			       hint);
 	return vm_type_gmem_lacks(type, name, true);
 }

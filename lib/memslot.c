@@ -177,8 +177,7 @@ void backing_region_map(struct userspace_mem_region *r, size_t size)
  * reports: shared ones are mapped by the host (MMAP, INIT_SHARED),
  * private ones are not.
  */
-static void region_guest_memfd(struct kvm_vm *vm, struct userspace_mem_region *r,
-			       uint64_t size)
+void region_guest_memfd(struct kvm_vm *vm, struct userspace_mem_region *r, uint64_t size)
 {
 	uint64_t want = 0, have = vm_guest_memfd_flags(vm);
 
