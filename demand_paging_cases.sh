@@ -42,6 +42,11 @@ cases() {
 		run ok -u MINOR -b $B -v 2 -r 2 -s $s -o
 	done
 	run ok -b $B -v 2 -L
+	# guest_memfd: KVM's own faults, shared (mmap()ed) and private; uffd
+	# where the kernel registers a guest_memfd mapping (else a skip).
+	run ok -b $B -v 2 -s guest_memfd
+	run ok -b $B -v 2 -s guest_memfd_private
+	run ok -u MISSING -b $B -v 2 -s guest_memfd
 	run ok -u MISSING -b $B -v 2 -p 0x40000000
 	# Nested (-n): L2 walks the pages under L1's NPT or EPT; a skip where KVM
 	# cannot nest (arm64, no svm or vmx in the guest CPUID).
@@ -80,6 +85,8 @@ cases() {
 	run "ends beyond the guest" -p 0x7fffffffffff0000
 	run "Invalid guest-physical offset" -p x
 	run "Invalid NUMA node" -N -1
+	run "serves faults on the host's mapping" -u MISSING -s guest_memfd_private
+	run "is a VM's guest_memfd; -H runs no VM" -H -s guest_memfd
 }
 
 cases_main

@@ -27,6 +27,9 @@ cases() {
 	run ok -b 16M -s anonymous_thp
 	run ok -b 8M -s shmem
 	run ok -b 16M -s anonymous_hugetlb
+	run ok -b 8M -s guest_memfd
+	run ok -b 8M -v 2 -s guest_memfd_private
+	run "-N binds the host's mapping" -s guest_memfd_private -N 0
 }
 
 cases_main

@@ -292,7 +292,7 @@ static void parse_args(int argc, char *argv[], struct pmc_params *p)
 	while ((opt = perf_test_getopt(argc, argv, "k:r:", &p->o, help, &d)) != -1) {
 		switch (opt) {
 		case 'k':
-			p->chunk_pages = parse_long("pages a conversion (-k)", optarg, 1, 1 << 20);
+			p->chunk_pages = parse_long("conversion size in pages (-k)", optarg, 1, 1 << 20);
 			break;
 		case 'r':
 			p->rounds = parse_long("rounds (-r)", optarg, 1, 1 << 20);
