@@ -227,7 +227,8 @@ declare -A MOD_PATH=()
 declare -A MOD_SEEN=()
 MOD_ORDER=()
 
-# Index every module under $1 by normalised name.
+# Index every module under $1, then $2... (theirs replacing those of the
+# same name: vm/kvm-build's tree over the kernel's), by normalised name.
 mod_index() {
 	local f n
 	MOD_PATH=()
@@ -235,7 +236,34 @@ mod_index() {
 		n=${f##*/}
 		n=${n%%.ko*}
 		MOD_PATH[${n//-/_}]=$f
-	done < <(find "$1" -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst' -o -name '*.ko.gz')
+	done < <(find "$@" -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst' -o -name '*.ko.gz')
+}
+
+# The release module file $1 was built for (vermagic's first word).
+mod_release() {
+	mod_cat "$1" | tr '\0' '\n' | sed -n 's/^vermagic=\([^ ]*\).*/\1/p' | head -n1
+}
+
+# check_kvm_modules DIR RELEASE: refuse (exit 2) a vm/kvm-build tree DIR
+# whose modules (or, arm64, kernel) were built for another release than
+# the kernel's RELEASE, before any boot.  Prints DIR's kernel image if it
+# has one (arm64: KVM is built in, vm/kvm-build builds the kernel).
+check_kvm_modules() {
+	local dir=$1 rel=$2 f got n=0
+	for f in "$dir"/boot/Image-* "$dir"/boot/vmlinuz-*; do
+		[[ -f $f ]] || continue
+		got=${f##*/boot/*[ez]-}
+		[[ $got == "$rel" ]] || die "--kvm-modules $dir: its kernel is $got, the kernel to boot is $rel"
+		echo "$f"
+		return 0
+	done
+	while IFS= read -r f; do
+		got=$(mod_release "$f")
+		[[ $got == "$rel" ]] ||
+			die "--kvm-modules $dir: ${f##*/} is for ${got:-no release}, the kernel to boot is $rel (vm/kvm-build --debian-kernel of that kernel)"
+		n=$((n + 1))
+	done < <(find "$dir" -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst' -o -name '*.ko.gz')
+	((n)) || die "--kvm-modules $dir: no modules and no kernel in it (a vm/kvm-build --out DIR)"
 }
 
 # Append module $1 and (first) its dependencies to MOD_ORDER.
@@ -250,7 +278,8 @@ mod_resolve() {
 	MOD_ORDER+=("$name")
 }
 
-# Copy the KVM modules (+deps) from tree $1 into initramfs root $2 as plain
+# Copy the KVM modules (+deps) from tree $1 (and $4, whose modules replace
+# those of $1: --kvm-modules) into initramfs root $2 as plain
 # .ko files, writing load-order lists /etc/vmrun/mods.<flavour>.
 # Flavours: x86_64 -> amd (kvm_amd) and intel (kvm_intel); arm64 -> kvm.
 # A line is a module name and its parameters (nested=1 for kvm_intel, whose
@@ -259,7 +288,7 @@ mod_resolve() {
 install_kvm_modules() {
 	local tree=$1 root=$2 arch=$3 flavour top name
 	local -a pairs
-	mod_index "$tree"
+	mod_index "$tree" ${4:+"$4"}
 	mkdir -p "$root/lib/modules" "$root/etc/vmrun"
 	if [[ $arch == x86_64 ]]; then
 		pairs=(amd:kvm_amd intel:kvm_intel)

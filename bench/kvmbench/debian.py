@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Debian's kernel packages for a KVM build: the kernel (vm/fetch.sh owns
+the download cache and the version lookup: it is called, not copied), its
+headers package (.config, Module.symvers, release string) and
+linux-source-SERIES, unpacked once into the cache."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from kvmbench.errors import SetupError, UsageError
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME") or
+                     os.path.expanduser("~/.cache"), "kvm-selftests")
+DEB_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
+
+# A shell that sources vm/fetch.sh and calls one of its functions; its
+# die() is a usage error (2), die_env() a host set-up failure (6).
+_FETCH_SH = r'''
+info() { echo "vm/kvm-build: $*" >&2; }
+die() { info "$*"; exit 2; }
+die_env() { info "$*"; exit 6; }
+. "$REPO/vm/build-deps.sh"
+. "$REPO/vm/fetch.sh"
+"$@"
+'''
+
+
+def fetch_sh(*args):
+    """Run a vm/fetch.sh function; its stdout, stripped."""
+    env = dict(os.environ, REPO=REPO)
+    p = subprocess.run(["bash", "-c", _FETCH_SH, "fetch"] + list(args),
+                       stdout=subprocess.PIPE, env=env, text=True)
+    if p.returncode == 2:
+        raise UsageError("")  # its message is on stderr already
+    if p.returncode:
+        raise SetupError("")
+    return p.stdout.strip()
+
+
+class Kernel:
+    """A Debian kernel package: release (6.12.117+deb12-amd64), version
+    (6.12.117, from its config's header), config and Module.symvers."""
+
+    def __init__(self, want, arch):
+        self.arch = arch
+        darch = DEB_ARCH[arch]
+        self.image_dir = fetch_sh("debian_kernel_dir", want, arch).splitlines()[-1]
+        mods = os.path.join(self.image_dir, "lib", "modules")
+        rels = sorted(os.listdir(mods)) if os.path.isdir(mods) else []
+        if not rels:
+            raise SetupError(f"no lib/modules in {self.image_dir} (remove it to re-download)")
+        self.release = rels[-1]
+        self.modules = os.path.join(mods, self.release)
+        pkgver = self.release[:-len("-" + darch)] if self.release.endswith("-" + darch) \
+            else self.release
+        hdr = f"linux-headers-{self.release}"
+        self.headers_dir = os.path.join(CACHE, hdr)
+        fetch_sh("fetch_deb", f"{hdr}:{darch}", self.headers_dir)
+        self.headers = os.path.join(self.headers_dir, "usr", "src", hdr)
+        self.config = os.path.join(self.headers, ".config")
+        self.symvers = os.path.join(self.headers, "Module.symvers")
+        for f in (self.config, self.symvers):
+            if not os.path.isfile(f):
+                raise SetupError(f"no {f} in {hdr} (remove {self.headers_dir} to re-download)")
+        self.version = config_version(self.config)
+        self.pkgver = pkgver
+        self.series = ".".join(self.version.split(".")[:2])
+
+    def __str__(self):
+        return f"{self.release} (Linux {self.version})"
+
+
+def config_version(path):
+    """The kernel version a .config was made for ("# Linux/x86 6.12.117
+    Kernel Configuration")."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for _, line in zip(range(10), f):
+            m = re.match(r"# Linux/\S+ (\S+) Kernel Configuration", line)
+            if m:
+                return m.group(1)
+    raise SetupError(f"{path}: no 'Linux/ARCH VERSION Kernel Configuration' line")
+
+
+def tree_version(tree):
+    """VERSION.PATCHLEVEL.SUBLEVEL(EXTRAVERSION) of a kernel source tree."""
+    vals = {}
+    try:
+        with open(os.path.join(tree, "Makefile"), encoding="utf-8", errors="replace") as f:
+            for _, line in zip(range(12), f):
+                m = re.match(r"(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)\s*=\s*(\S*)", line)
+                if m:
+                    vals[m.group(1)] = m.group(2)
+    except OSError:
+        pass
+    if not all(k in vals for k in ("VERSION", "PATCHLEVEL", "SUBLEVEL")):
+        raise UsageError(f"'{tree}' is not a kernel source tree (no version in its Makefile)")
+    return "{VERSION}.{PATCHLEVEL}.{SUBLEVEL}".format(**vals) + vals.get("EXTRAVERSION", "")
+
+
+def debian_source(kernel):
+    """Debian's linux-source-SERIES for the kernel, unpacked once into the
+    cache: its directory.  Refuses a package of another version."""
+    pkg = f"linux-source-{kernel.series}"
+    tarball = f"/usr/src/{pkg}.tar.xz"
+    if not os.path.isfile(tarball):
+        fetch_sh("install_packages", pkg)
+    q = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", pkg],
+                       stdout=subprocess.PIPE, text=True)
+    pkgver = q.stdout.strip()
+    if q.returncode or not pkgver or not os.path.isfile(tarball):
+        raise SetupError(f"{pkg} is not installed (apt-get install {pkg})")
+    upstream = re.sub(r"-[^-]*$", "", pkgver)
+    if upstream != kernel.version:
+        raise UsageError(f"{pkg} is {upstream} ({pkgver}), the kernel {kernel.release} "
+                         f"is {kernel.version}: give --src TREE at {kernel.version} "
+                         f"or --debian-kernel of {upstream}")
+    dest = os.path.join(CACHE, f"{pkg}-{pkgver}")
+    if os.path.isdir(dest):
+        return dest
+    print(f"vm/kvm-build: unpacking {tarball} into {dest} (once)", file=sys.stderr, flush=True)
+    tmp = dest + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    try:
+        subprocess.run(["tar", "-xJf", tarball, "-C", tmp, "--strip-components=1"],
+                       check=True)
+    except (subprocess.CalledProcessError, OSError) as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise SetupError(f"unpacking {tarball} failed: {e}") from None
+    os.rename(tmp, dest)
+    return dest
+
+
+

@@ -1,0 +1,346 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""vm/kvm-build: KVM built from a kernel source tree for a Debian kernel.
+
+x86_64: kvm, kvm-amd and kvm-intel, as modules with the Debian kernel's
+config, Module.symvers and release string (so they load into its
+binary); arm64, where Debian builds KVM in: the whole kernel (Image).
+Out of tree and cached per source tree, kernel and --config: the tree
+given is only read (a shadow of symbolic links is what make sees, patched
+files are private copies), a second build recompiles what changed.
+docs/kvm-build.md has the details."""
+
+import argparse
+import datetime
+import fcntl
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+from kvmbench import debian, kvm_tree
+from kvmbench.errors import BuildError, Fail, UsageError
+
+PROG = "vm/kvm-build"
+MODULES = ("kvm", "kvm-amd", "kvm-intel")
+
+
+def info(msg):
+    print(f"{PROG}: {msg}", file=sys.stderr, flush=True)
+
+
+def host_arch():
+    m = platform.machine()
+    return {"aarch64": "arm64", "amd64": "x86_64"}.get(m, m)
+
+
+def vermagic(ko):
+    """The release a module was built for (the first word of vermagic=)."""
+    with open(ko, "rb") as f:
+        m = re.search(rb"\x00vermagic=([^\x00 ]+)", f.read())
+    return m.group(1).decode() if m else ""
+
+
+class Build:
+    """One build: the kernel, the source, the patches and the options."""
+
+    def __init__(self, kernel, arch, src=None, patches=(), configs=(), jobs=2):
+        self.arch = arch
+        self.kernel = debian.Kernel(kernel, arch)
+        self.settings = [kvm_tree.parse_config_opt(c) for c in configs]
+        self.patches = [kvm_tree.Patch(p) for p in patches]
+        if src is None:
+            self.src = debian.debian_source(self.kernel)
+        else:
+            if not os.path.isdir(src):
+                raise UsageError(f"source tree '{src}' not found")
+            self.src = os.path.realpath(src)
+        ver = debian.tree_version(self.src)
+        if ver != self.kernel.version:
+            raise UsageError(f"the tree {self.src} is Linux {ver}, the kernel "
+                             f"{self.kernel.release} is Linux {self.kernel.version}: "
+                             "its KVM would not fit that kernel (give a tree at "
+                             f"{self.kernel.version} or another --debian-kernel)")
+        if arch == "x86_64":
+            kvm_tree.check_patch_paths(arch, self.patches)
+        # One build directory a tree and kernel: patch sets and --config
+        # switch in it, make rebuilding what they change.
+        key = "\0".join([self.src, arch, self.kernel.release])
+        self.dir = os.path.join(debian.CACHE, "kvm-build",
+                                hashlib.sha256(key.encode()).hexdigest()[:12])
+        self.work = os.path.join(self.dir, "src")
+        self.obj = os.path.join(self.dir, "obj")
+        self.log = os.path.join(self.dir, "build.log")
+        self.jobs = jobs
+        self.changed = set()
+
+    def make_cmd(self, *targets):
+        cmd = ["make", "-C", self.work, f"O={self.obj}", f"-j{self.jobs}",
+               f"KERNELRELEASE={self.kernel.release}"]
+        if self.arch == "arm64" and host_arch() != "arm64":
+            cmd += ["ARCH=arm64", "CROSS_COMPILE=aarch64-linux-gnu-"]
+        cc = self._debian_cc()
+        if cc:
+            cmd.append(f"CC={cc}")
+        return cmd + list(targets)
+
+    def _debian_cc(self):
+        """The compiler Debian built with (CONFIG_CC_VERSION_TEXT's first
+        word, e.g. x86_64-linux-gnu-gcc-12) if this host has it: then the
+        config needs no update for another compiler."""
+        cfg = kvm_tree.read_config(self.kernel.config)
+        cc = cfg.get("CC_VERSION_TEXT", "").strip('"').split(" ")[0]
+        return cc if cc and shutil.which(cc) else ""
+
+    def run_make(self, what, *targets):
+        t0 = time.monotonic()
+        with open(self.log, "a", encoding="utf-8") as log:
+            log.write(f"\n=== {what}: {' '.join(self.make_cmd(*targets))}\n")
+            log.flush()
+            r = subprocess.run(self.make_cmd(*targets), stdout=log, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL)
+        dt = time.monotonic() - t0
+        if r.returncode:
+            raise BuildError(f"{what} failed (make exit {r.returncode}; log: {self.log}); "
+                             f"its last lines:\n{last_lines(self.log)}")
+        return dt
+
+    def configure(self):
+        """OBJ's .config: Debian's with --config set, after a check that
+        what changes (the options and what they select) is read by KVM's
+        code only."""
+        os.makedirs(self.obj, exist_ok=True)
+        want = os.path.join(self.dir, "config.want")
+        kvm_tree.write_config(self.kernel.config, self.settings, want + ".new")
+        with open(want + ".new", encoding="utf-8") as f:
+            new = f.read()
+        old = None
+        if os.path.isfile(want) and os.path.isfile(os.path.join(self.obj, ".config")):
+            with open(want, encoding="utf-8") as f:
+                old = f.read()
+        if new == old:
+            os.unlink(want + ".new")
+            return 0.0
+        t0 = time.monotonic()
+        ok = os.path.join(self.dir, "config-ok.json")
+        try:
+            with open(ok, encoding="utf-8") as f:
+                checked = json.load(f)
+        except (OSError, ValueError):
+            checked = []
+        sig = sorted(f"{n}={v}" for n, v in self.settings)
+        known = {json.dumps(c[0]): c[1] for c in checked if isinstance(c, list) and len(c) == 2}
+        if self.settings and json.dumps(sig) not in known:
+            self._check_settings()
+            with open(ok, "w", encoding="utf-8") as f:
+                json.dump(checked + [[sig, sorted(self.changed)]], f)
+        elif self.settings:
+            self.changed = set(known[json.dumps(sig)])
+        shutil.copyfile(want + ".new", os.path.join(self.obj, ".config"))
+        self.run_make("make olddefconfig", "olddefconfig")
+        self._same_as_debian()
+        os.replace(want + ".new", want)
+        return time.monotonic() - t0
+
+    def _same_as_debian(self):
+        """Kconfig on this host must land on Debian's config (but for
+        --config and what it selects): an option the toolchain cannot
+        give (BTF without pahole) changes struct module, and the kernel
+        then refuses the modules."""
+        deb = kvm_tree.read_config(self.kernel.config)
+        got = kvm_tree.read_config(os.path.join(self.obj, ".config"))
+        asked = {n for n, _ in self.settings}
+        for n in sorted(set(deb) | set(got)):
+            # The toolchain's versions, and rustc's (Debian builds no Rust).
+            if n in asked or n.endswith(("_VERSION", "_VERSION_TEXT")) or \
+                    n.startswith("RUSTC_"):
+                continue
+            if deb.get(n, "n") != got.get(n, "n") and not self._selected(n):
+                hint = " (pahole is missing: apt-get install dwarves)" \
+                    if "BTF" in n or "PAHOLE" in n else ""
+                raise BuildError(f"Kconfig gives CONFIG_{n}={got.get(n, 'n')} on this host, "
+                                 f"Debian's kernel has {deb.get(n, 'n')}{hint}: modules built "
+                                 "so would not fit its kernel")
+
+    def _selected(self, name):
+        """NAME changed because --config changed it (the check's record)."""
+        return name in self.changed
+
+    def ensure_tools(self):
+        pkgs = ["make", "gcc", "flex", "bison", "bc", "libelf-dev", "libssl-dev", "dwarves"]
+        if self.arch == "arm64" and host_arch() != "arm64":
+            pkgs.append("gcc-aarch64-linux-gnu")
+        debian.fetch_sh("ensure_packages", *pkgs)
+
+    def _check_settings(self):
+        chk = os.path.join(self.dir, "config-check")
+        os.makedirs(chk, exist_ok=True)
+        saved = self.obj
+        self.obj = chk
+        try:
+            shutil.copyfile(self.kernel.config, os.path.join(chk, ".config"))
+            self.run_make("olddefconfig of Debian's config", "olddefconfig")
+            base = kvm_tree.read_config(os.path.join(chk, ".config"))
+            kvm_tree.write_config(os.path.join(chk, ".config"), self.settings,
+                                  os.path.join(chk, ".config"))
+            self.run_make("olddefconfig with --config", "olddefconfig")
+            got = kvm_tree.read_config(os.path.join(chk, ".config"))
+        finally:
+            self.obj = saved
+        for name, value in self.settings:
+            if got.get(name, "n") != value:
+                raise UsageError(f"--config {name}={value} does not take: Kconfig leaves "
+                                 f"CONFIG_{name}={got.get(name, 'n')} (its dependencies are "
+                                 "not met in Debian's config)")
+        changed = {n for n in set(base) | set(got) if base.get(n, "n") != got.get(n, "n")}
+        self.changed = changed
+        users = kvm_tree.users_outside_kvm(self.src, self.arch, changed)
+        if users:
+            name, path = sorted(users.items())[0]
+            why = "" if any(name == n for n, _ in self.settings) else \
+                " (set by " + ", ".join(f"{n}={v}" for n, v in self.settings) + ")"
+            raise UsageError(f"--config: CONFIG_{name}{why} is read outside KVM's code, "
+                             f"e.g. by {path}: the rest of the kernel is Debian's binary, "
+                             "built with Debian's value")
+
+    def build(self):
+        """Build; returns {timings, artefacts}."""
+        os.makedirs(self.dir, exist_ok=True)
+        with open(os.path.join(self.dir, "lock"), "w", encoding="utf-8") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            open(self.log, "w", encoding="utf-8").close()
+            self.ensure_tools()
+            t = {}
+            overrides = kvm_tree.apply_patches(self.src, self.patches) if self.patches else {}
+            kvm_tree.Shadow(self.src, self.work, self.arch).sync(overrides)
+            t["config"] = self.configure()
+            if self.arch == "x86_64":
+                shutil.copyfile(self.kernel.symvers, os.path.join(self.obj, "Module.symvers"))
+                t["modules_prepare"] = self.run_make("make modules_prepare", "modules_prepare")
+                kdir = os.path.join(self.work, "arch/x86/kvm")
+                t["kvm"] = self.run_make("make M=arch/x86/kvm modules", f"M={kdir}", "modules")
+                kos = [os.path.join(kdir, m + ".ko") for m in MODULES]
+                for ko in kos:
+                    if not os.path.isfile(ko):
+                        raise BuildError(f"the build made no {os.path.basename(ko)} "
+                                         f"(log: {self.log})")
+                    vm = vermagic(ko)
+                    if vm != self.kernel.release:
+                        raise BuildError(f"{os.path.basename(ko)} was built for '{vm}', "
+                                         f"not {self.kernel.release} (log: {self.log})")
+                return t, kos
+            t["kernel"] = self.run_make("make Image", "Image")
+            return t, [os.path.join(self.obj, "arch/arm64/boot/Image")]
+
+    def install(self, out, artefacts):
+        """Write OUT: a modules tree (x86_64: lib/modules/RELEASE/updates/
+        kvm/*.ko, debug info stripped as Debian's are) or the kernel
+        (arm64: boot/Image-RELEASE), and kvm-build.json describing it."""
+        meta = os.path.join(out, "kvm-build.json")
+        if os.path.isdir(out) and os.listdir(out) and not os.path.isfile(meta):
+            raise UsageError(f"--out {out} is not empty and not a vm/kvm-build output: "
+                             "not touching it")
+        for d in ("lib", "boot"):
+            shutil.rmtree(os.path.join(out, d), ignore_errors=True)
+        rel = self.kernel.release
+        if self.arch == "x86_64":
+            dest = os.path.join(out, "lib/modules", rel, "updates/kvm")
+            os.makedirs(dest)
+            for ko in artefacts:
+                subprocess.run(["objcopy", "--strip-debug", ko,
+                                os.path.join(dest, os.path.basename(ko))], check=True)
+        else:
+            os.makedirs(os.path.join(out, "boot"))
+            shutil.copyfile(artefacts[0], os.path.join(out, "boot", f"Image-{rel}"))
+        desc = {
+            "arch": self.arch, "release": rel, "version": self.kernel.version,
+            "src": self.src,
+            "patches": [{"file": os.path.abspath(p.path), "subject": p.subject,
+                         "sha256": p.digest} for p in self.patches],
+            "config": [f"{n}={v}" for n, v in self.settings],
+            "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        }
+        with open(meta, "w", encoding="utf-8") as f:
+            json.dump(desc, f, indent=1)
+            f.write("\n")
+        return desc
+
+
+def last_lines(path, n=25):
+    """The compiler's last lines of a log: from its first error line if
+    one is near the end, else the last N."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return ""
+    tail = lines[-200:]
+    for i, ln in enumerate(tail):
+        if re.search(r"\berror\b|Error \d+", ln):
+            tail = tail[i:]
+            break
+    return "\n".join("  " + ln for ln in tail[:n])
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Build KVM (x86_64: the kvm, kvm-amd, kvm-intel modules; arm64: the "
+        "whole kernel) from a kernel source tree for a Debian kernel, into DIR, which "
+        "vm/run --kvm-modules DIR boots in place of the packaged KVM.",
+        epilog="Exit status: 0 built; 1 the build failed (its last lines shown); 2 usage "
+        "or bad input (a patch that does not apply, a tree of another version, a "
+        "--config read outside KVM); 6 host set-up failed.")
+    p.add_argument("--debian-kernel", metavar="VERSION", default="6.12",
+                   help="the Debian kernel (vm/run --debian-kernel: 6.12, "
+                   "6.12.117+deb12; default 6.12)")
+    p.add_argument("--src", metavar="TREE",
+                   help="kernel source tree at that kernel's version (only read); "
+                   "default: Debian's linux-source-SERIES, unpacked once")
+    p.add_argument("--patch", metavar="FILE", action="append", default=[],
+                   help="apply this patch (-p1, git format-patch) on top; repeat "
+                   "for a series, in order")
+    p.add_argument("--config", metavar="NAME=VALUE", action="append", default=[],
+                   help="set a Kconfig option only KVM's code reads (e.g. "
+                   "KVM_SW_PROTECTED_VM=y)")
+    p.add_argument("--arch", default=host_arch(), choices=["x86_64", "arm64", "aarch64"])
+    p.add_argument("--jobs", "-j", type=int, default=min(2, os.cpu_count() or 1),
+                   help="make -j (default: 2 at most)")
+    p.add_argument("--out", metavar="DIR", required=True,
+                   help="where the modules tree (arm64: the kernel) goes")
+    a = p.parse_args(argv)
+    a.arch = "arm64" if a.arch == "aarch64" else a.arch
+    if a.jobs < 1:
+        p.error("--jobs must be at least 1")
+    return a
+
+
+def main(argv=None):
+    a = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        t0 = time.monotonic()
+        b = Build(a.debian_kernel, a.arch, a.src, a.patch, a.config, a.jobs)
+        what = "kvm, kvm-amd, kvm-intel" if a.arch == "x86_64" else "the kernel (KVM built in)"
+        info(f"building {what} for {b.kernel} from {b.src}"
+             + "".join(f"\n  + {p.subject} ({p.path})" for p in b.patches)
+             + (f"\n  config: {' '.join(a.config)}" if a.config else "")
+             + f"\n  cache {b.dir}")
+        t, arts = b.build()
+        b.install(a.out, arts)
+        steps = ", ".join(f"{k} {v:.0f} s" for k, v in t.items() if v)
+        print(f"{PROG}: built in {time.monotonic() - t0:.0f} s ({steps}): {a.out}")
+        return 0
+    except Fail as e:
+        if str(e):
+            info(str(e))
+        return e.status
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
