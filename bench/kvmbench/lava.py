@@ -97,6 +97,10 @@ class Lava:
 
     def check(self):
         """One request that needs the token: a bad URL or token raises."""
+        if not self.token:
+            self.get('system/version/')
+            raise LavaError('token', 'no token for LAVA at %s: give --token or LAVA_TOKEN'
+                            % self.url)
         me = self.get('system/whoami/')
         if not me or not me.get('user'):
             raise LavaError('token', 'LAVA at %s did not accept the token (anonymous)' % self.url)
