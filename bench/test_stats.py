@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Unit tests of bench/stats.py: the summaries, the exact rank-sum
+"""Unit tests of the statistics (bench/kvmbench/stats.py and the
+subcommands of bench/stats.py): the summaries, the exact rank-sum
 distribution and interval, the verdict's direction for times, rates and
 counters, a fixed A/A sample and known shifted samples, the refusal
 below the smallest n, the reading of the perf tests' JSON objects; and
@@ -19,7 +20,8 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import stats  # noqa: E402
+from kvmbench import render, results, stats, stats_cli  # noqa: E402
+from kvmbench.tap import tap  # noqa: E402
 
 # Fixed noisy samples (drawn once from a log-normal, sigma 0.3, and
 # written down): emulated timings look like this.
@@ -171,8 +173,8 @@ class Compare(unittest.TestCase):
         t = res['time_ns']
         self.assertAlmostEqual(t['rules_out'], max(t['hi'] - 1, 1 - t['lo']) * 100)
         self.assertIn('no change larger than %.3g%% in either direction at 95%%'
-                      % t['rules_out'], stats.verdict_text(t))
-        self.assertEqual(stats.verdict_text(res['exits/page']),
+                      % t['rules_out'], render.verdict_text(t))
+        self.assertEqual(render.verdict_text(res['exits/page']),
                          'no difference: the same in every run')
 
     def test_refused_below_min_runs(self):
@@ -430,7 +432,7 @@ class Json(unittest.TestCase):
             del obj['runs'][0]['stats']['vcpu']['exits']
             with open(os.path.join(d, '2.json'), 'w') as f:
                 json.dump(obj, f)
-            figs, units = stats.load_side(stats.side_files(d))
+            figs, units = results.load_side(results.side_files(d))
         self.assertEqual(figs['time_ns'], [10.0, 20.0])
         self.assertEqual(figs['vcpu.exits/page'], [2.0, 0.0])
         self.assertEqual(units['vcpu.exits/page'], 'per page')
@@ -439,7 +441,7 @@ class Json(unittest.TestCase):
     def test_modes_tagged(self):
         with tempfile.TemporaryDirectory() as d:
             self.write(d, '1.json', 10, 200, runs=2)
-            figs, _ = stats.load_side(stats.side_files(d))
+            figs, _ = results.load_side(results.side_files(d))
         self.assertIn('time_ns[8]', figs)
 
     def test_judge_exit(self):
@@ -456,51 +458,24 @@ class Json(unittest.TestCase):
             with open(os.devnull, 'w') as null:
                 old, sys.stdout = sys.stdout, null
                 try:
-                    self.assertEqual(stats.main(['compare', a, b, '--json', out]), 0)
+                    self.assertEqual(stats_cli.main(['compare', a, b, '--json', out]), 0)
                     judge = ['judge', '--figure', 'time_ns', '--threshold', '10']
-                    self.assertEqual(stats.main(judge + ['--baseline', a, b]), 0)
-                    self.assertEqual(stats.main(judge + ['--baseline', a, c]), 1)
-                    self.assertEqual(stats.main(judge + ['--baseline', out, c]), 1)
-                    self.assertEqual(stats.main(judge + ['--baseline', out + ':b', b]), 0)
+                    self.assertEqual(stats_cli.main(judge + ['--baseline', a, b]), 0)
+                    self.assertEqual(stats_cli.main(judge + ['--baseline', a, c]), 1)
+                    self.assertEqual(stats_cli.main(judge + ['--baseline', out, c]), 1)
+                    self.assertEqual(stats_cli.main(judge + ['--baseline', out + ':b', b]), 0)
                     # 2x slower is bad at 10%, good at a 150% threshold.
                     judge[4] = '150'
-                    self.assertEqual(stats.main(judge + ['--baseline', a, c]), 0)
+                    self.assertEqual(stats_cli.main(judge + ['--baseline', a, c]), 0)
                     judge[2] = 'nope'
-                    self.assertEqual(stats.main(judge + ['--baseline', a, c]), 2)
+                    self.assertEqual(stats_cli.main(judge + ['--baseline', a, c]), 2)
                 finally:
                     sys.stdout = old
 
 
-def tap():
-    """Each test as a kselftest TAP result (vm/suite counts them)."""
-    def flat(suite):
-        for t in suite:
-            if isinstance(t, unittest.TestSuite):
-                yield from flat(t)
-            else:
-                yield t
-    tests = list(flat(unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])))
-    print('TAP version 13\n1..%d' % len(tests))
-    failed = 0
-    for i, t in enumerate(tests, 1):
-        r = unittest.TestResult()
-        t.run(r)
-        name = 'stats: ' + t.id().split('.', 1)[1]
-        if r.failures or r.errors:
-            failed += 1
-            print('not ok %d %s' % (i, name))
-            for _, tb in r.failures + r.errors:
-                print('\n'.join('# ' + line for line in tb.splitlines()))
-        elif r.skipped:
-            print('ok %d %s # SKIP %s' % (i, name, r.skipped[0][1]))
-        else:
-            print('ok %d %s' % (i, name))
-    return 1 if failed else 0
-
-
 if __name__ == '__main__':
     if sys.argv[1:] == ['--tap']:
-        sys.exit(tap())
+        sys.exit(tap(sys.modules[__name__], 'stats'))
     if sys.argv[1:] == ['--simulate']:
         sys.exit(simulate())
     unittest.main(verbosity=2)

@@ -5,7 +5,8 @@
 # bench/verdict_tests.sh: proves bench/compare and bench/bisect-run honest,
 # in kselftest TAP (vm/suite counts the results).
 #
-#  - the statistics' unit tests (bench/test_stats.py), one result each;
+#  - the unit tests of the statistics (bench/test_stats.py) and of the
+#    rest of bench/kvmbench (bench/test_kvmbench.py), one result each;
 #  - bad command lines exit 2;
 #  - on this host's /dev/kvm, if it runs our guests (probed; else SKIP):
 #    A/A comparisons (same kernel, same binary, same options) of
@@ -139,17 +140,19 @@ failures_reported() {
 	return 1
 }
 
-stats_unit_tests() {	# bench/test_stats.py --tap, renumbered into this TAP
-	local line
-	python3 "$REPO/bench/test_stats.py" --tap >"$LOGS/test_stats.log" 2>&1
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) NUM=$((NUM + 1)); echo "ok $NUM ${line#ok * }" ;;
-		"not ok "*) NUM=$((NUM + 1)); FAILED=1; echo "not ok $NUM ${line#not ok * }" ;;
-		"#"*) echo "$line" ;;
-		esac
-	done <"$LOGS/test_stats.log"
-	grep -q '^ok \|^not ok ' "$LOGS/test_stats.log" || not_ok "stats: bench/test_stats.py ran"
+unit_tests() {	# bench/test_*.py --tap, renumbered into this TAP
+	local line t
+	for t in test_stats test_kvmbench; do
+		python3 "$REPO/bench/$t.py" --tap >"$LOGS/$t.log" 2>&1
+		while IFS= read -r line; do
+			case $line in
+			"ok "*) NUM=$((NUM + 1)); echo "ok $NUM ${line#ok * }" ;;
+			"not ok "*) NUM=$((NUM + 1)); FAILED=1; echo "not ok $NUM ${line#not ok * }" ;;
+			"#"*) echo "$line" ;;
+			esac
+		done <"$LOGS/$t.log"
+		grep -q '^ok \|^not ok ' "$LOGS/$t.log" || not_ok "bench/$t.py ran"
+	done
 }
 
 usage_errors() {
@@ -177,7 +180,7 @@ if ! { ensure_build_deps x86_64 && ensure_packages python3 gnuplot-nox; }; then
 fi
 echo "TAP version 13"
 echo "# bench/compare and bench/bisect-run, logs in $LOGS"
-stats_unit_tests
+unit_tests
 check "bad command lines: one line, exit 2" usage_errors
 
 DIR=$REPO/build/x86_64

@@ -1,4 +1,45 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The bench scripts' Python package: KVM builds from source, compare and
-bisect verdicts, LAVA (lab, jobs, API).  Standard library only; run as python3 -m kvmbench.NAME
-with bench/ on PYTHONPATH (the thin shell entry points do that)."""
+"""kvmbench: the bench scripts' Python (standard library only, 3.11).
+
+Run as python3 -m kvmbench.NAME with bench/ on PYTHONPATH: the thin shell
+entry points do that (bench/compare, bench/bisect-run and bench/perf
+through exec.sh, vm/kvm-build); bench/stats.py runs stats_cli.py.  The
+layers, each usable alone:
+
+  stats      the statistics on plain lists: summaries, the exact
+             Hodges-Lehmann / Mann-Whitney interval, verdicts, --until's
+             looks (docs/statistics.md)
+  results    what runs leave: the perf tests' JSON files read into figures
+             (load_side, baseline_values), and Results, the output
+             directory runs are filed into as they end (a VM's console
+             protocol included)
+  render     what is printed: the verdict table, VERDICT/PROFILE lines, the
+             plot, Table (Markdown or plain text, for documents and mails)
+  runner     where runs happen: Run (side, index, warm-up, arguments) and
+             the backends that run a list of them and file each: Host (a
+             subprocess a run, killed on timeout) and VM (one vm/run boot,
+             the kernel a side names; guest.sh is its shell); the build,
+             the VM's clock and the host's shell helpers (vm/build-deps.sh,
+             vm/host-kvm.sh)
+  compare    bench/compare: options, the order A B B A ..., batches a look
+             of --until within --budget, the report
+  bisect     bench/bisect-run: one kernel judged against a baseline, or
+             `git bisect run` over a list of kernels
+  perf       bench/perf, the main job: the perf tests once each, their
+             output as it comes, the summary table, --json (perf.sh is
+             its runs' shell)
+  kvm_build  vm/kvm-build: KVM's modules built from a source tree or
+             patches for a Debian kernel (kvm_tree, debian)
+  cli, errors  the option checks the programs share; the errors they end
+             with (a one-line message and an exit status)
+  stats_cli  bench/stats.py's subcommands (compare, judge, until, spread,
+             schedule, median)
+
+A new kind of setup for bench/compare (two sides it compares) is a mode
+in compare.parse() and describe(); a new place for runs (another machine,
+a lab) is a backend in runner with a run(runs, results) method, chosen
+in compare.Compare.setup(); runs that already happened elsewhere only
+need their JSON files in Results' a/ and b/.  Tested by bench/test_stats.py
+(stats) and bench/test_kvmbench.py (the rest), both run by
+bench/verdict_tests.sh.
+"""

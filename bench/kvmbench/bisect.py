@@ -1,0 +1,369 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""kvmbench.bisect: bench/bisect-run, a performance verdict `git bisect
+run` understands.
+
+One kernel (judge_one): build the suite, boot the candidate kernel in
+the VM (kvmbench.runner.VM), its runs filed by kvmbench.results, judged
+against the baseline by kvmbench.stats_cli's judge.  --packages: a
+scratch git repository a kernel a commit, `git bisect run` calling
+bench/bisect-run --kernel-file for each step.  Every outcome is mapped
+to 0 (good), 1 (bad) or 125 (cannot test); 2 is a bad command line.
+"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+from . import runner, stats_cli
+from .results import Results
+
+PROG = 'bench/bisect-run'
+HELP = r"""
+bench/bisect-run: a performance verdict that `git bisect run` understands.
+
+usage: bench/bisect-run (--kernel IMAGE [--modules DIR] [--build 'CMD'] |
+                         --debian-kernel VERSION | --packages V1,V2,...)
+                        --baseline JSON|DIR|VERSION --figure NAME --threshold PCT
+                        [--runs K] [--arch ARCH] [--cpu amd|intel] [--smp N] [--mem SIZE]
+                        [--out DIR] -- TEST ARGS...
+
+  --kernel IMAGE     the kernel to judge (from a kernel tree: arch/x86/boot/bzImage,
+                     arch/arm64/boot/Image), with --modules DIR if KVM is modular
+  --build 'CMD'      build it first with the maintainer's command (run in the
+                     current directory, e.g. 'make -j8 bzImage modules')
+  --debian-kernel V  judge Debian's kernel package V instead
+  --packages LIST    bisect an ordered list of Debian kernel versions (or
+                     images), first good to last bad, with `git bisect run`
+                     in a scratch repository: prints the first bad one
+  --baseline B       what "good" is: a bench/compare JSON (its A runs;
+                     FILE:b for its B runs), a directory of the test's JSON
+                     files, or a Debian kernel version run beside it, boots
+                     alternating
+  --figure NAME      the figure to judge (a name from the test's --json
+                     figures, e.g. rate, time_ns, vcpu.exits/page)
+  --threshold PCT    bad if NAME is worse beyond the noise and by more than PCT%
+  --runs K           measured runs (default 6; one warm-up run a boot dropped)
+  --arch, --cpu, --smp, --mem   the VM (vm/run; default: host arch, its
+                     default CPU (amd: QEMU TCG with SVM; intel: Bochs, kvm_intel), 2, 2G)
+  --out DIR          keep the runs there (default: a temporary directory)
+
+Exit status, as git bisect run reads it: 0 good, 1 bad, 125 cannot test
+(the build or boot failed, no /dev/kvm in the guest, the test skipped or
+failed in too many runs, the figure missing); 2 for a bad command line,
+which `git bisect run` would take as bad: try the command once by hand.
+Never 128 or more, whatever the test does.  --packages exits 0 when it
+found the first bad package (or found none), 125 if it could not decide.
+
+In a kernel tree:
+  git bisect start BAD GOOD
+  git bisect run ~/kvm-selftests/bench/bisect-run --build 'make -j8 bzImage' \
+      --kernel arch/x86/boot/bzImage --baseline 6.1 --figure rate --threshold 10 \
+      -- demand_paging_test -u MISSING -b 64M
+"""
+RUN_TIMEOUT = 600
+
+
+class Usage(Exception):
+    """A bad command line: the message; exit 2 (125 in a bisection step)."""
+
+
+class CannotTest(Exception):
+    """The kernel cannot be tested: exit 125 (the reason said)."""
+
+
+def info(msg):
+    print('%s: %s' % (PROG, msg), file=sys.stderr, flush=True)
+
+
+VALUED = {'--kernel': 'kernel', '--modules': 'modules', '--build': 'build',
+          '--debian-kernel': 'debian', '--packages': 'packages', '--baseline': 'baseline',
+          '--figure': 'figure', '--threshold': 'threshold', '--runs': 'runs', '--arch': 'arch',
+          '--cpu': 'cpu', '--smp': 'smp', '--mem': 'mem', '--out': 'out',
+          '--kernel-file': 'debian'}
+
+
+class Config:
+    kernel = modules = build = debian = packages = baseline = figure = threshold = ''
+    out = cpu = ''
+    runs, smp, mem = '6', '2', '2G'
+
+    def __init__(self):
+        self.arch = runner.host_arch()
+
+
+def parse(argv):
+    """A Config; None for --help; Usage on errors."""
+    c = Config()
+    i = 0
+    while i < len(argv):
+        o = argv[i]
+        if o in ('-h', '--help'):
+            return None
+        if o == '--':
+            i += 1
+            break
+        if o not in VALUED:
+            raise Usage("unknown option '%s' (-h for help)" % o)
+        if len(argv) - i < 2:
+            raise Usage('%s needs a value' % o)
+        v = argv[i + 1]
+        if o == '--kernel-file':    # a bisection step: the kernel named in FILE
+            try:
+                with open(v) as f:
+                    v = f.readline().rstrip('\n')
+            except OSError:
+                raise Usage("cannot read '%s'" % argv[i + 1])
+        setattr(c, VALUED[o], v)
+        i += 2
+    rest = argv[i:]
+    if not rest:
+        raise Usage('no test command after --')
+    c.test = rest[0][2:] if rest[0].startswith('./') else rest[0]
+    c.args = rest[1:]
+    if not re.fullmatch(r'[a-z0-9_/]+', c.test):
+        raise Usage("bad test name '%s'" % c.test)
+    if sum(1 for v in (c.kernel, c.debian, c.packages) if v) != 1:
+        raise Usage('give one of --kernel, --debian-kernel, --packages')
+    if (c.modules or c.build) and not c.kernel:
+        raise Usage('--modules and --build go with --kernel')
+    if not c.baseline:
+        raise Usage('--baseline is required (a bench/compare JSON, a directory of runs or a '
+                    'Debian kernel version)')
+    if not c.figure:
+        raise Usage('--figure is required (e.g. rate, time_ns)')
+    if not re.fullmatch(r'[0-9]+([.][0-9]+)?', c.threshold):
+        raise Usage("--threshold must be a percentage, e.g. 10: '%s'" % c.threshold)
+    if not re.fullmatch(r'[1-9][0-9]*', c.runs) or int(c.runs) < 2:
+        raise Usage("--runs must be at least 2: '%s'" % c.runs)
+    c.runs = int(c.runs)
+    if not re.fullmatch(r'[1-9][0-9]*', c.smp):
+        raise Usage("bad --smp '%s'" % c.smp)
+    if not re.fullmatch(r'[1-9][0-9]*[KMGT]?', c.mem):
+        raise Usage("bad --mem '%s'" % c.mem)
+    if c.arch == 'aarch64':
+        c.arch = 'arm64'
+    if c.arch not in ('x86_64', 'arm64'):
+        raise Usage("unknown arch '%s' (x86_64 or arm64)" % c.arch)
+    why = runner.check_cpu(c.cpu, c.arch)
+    if why:
+        raise Usage(why)
+    side = c.baseline[-2:] if re.search(':[ab]$', c.baseline) else ''
+    if os.path.isdir(c.baseline) or os.path.isfile(c.baseline[:len(c.baseline) - len(side)]):
+        c.base_kind = 'json'
+        # Absolute: the steps of --packages run in a scratch repository.
+        if os.path.isdir(c.baseline):
+            side = ''
+        c.baseline = os.path.realpath(c.baseline[:len(c.baseline) - len(side)]) + side
+    elif re.fullmatch(runner.KERNEL_VERSION, c.baseline):
+        c.base_kind = 'kernel'
+    else:
+        raise Usage("baseline '%s' is neither a file, a directory nor a Debian kernel version"
+                    % c.baseline)
+    c.pkgs = c.packages.split(',') if c.packages else []
+    if c.packages and len(c.pkgs) < 2:
+        raise Usage('--packages needs at least two kernels: first good, last bad')
+    try:
+        for p in c.pkgs + ([c.debian] if c.debian else []):
+            runner.kernel_args(p)
+    except ValueError as e:
+        raise Usage(str(e))
+    return c
+
+
+def vm_rc_cannot(rc):
+    """Say why, and True, if vm/run's status @rc means the kernel could
+    not be tested."""
+    why = {3: 'the kernel did not boot', 5: 'no /dev/kvm in the guest',
+           6: 'host set-up failed', 124: 'the VM timed out'}.get(rc)
+    if why:
+        info('%s (vm/run exit %d)' % (why, rc))
+    return bool(why)
+
+
+class Bisect:
+    def __init__(self, c, out):
+        self.c, self.out = c, out
+
+    def boot_runs(self, side, spec, n, first):
+        """One boot of @spec running a warm-up and @n runs of @side."""
+        c = self.c
+        runs = [runner.Run(side, 'w%d' % first, True, c.args)]
+        runs += [runner.Run(side, '%02d' % (first + i), False, c.args) for i in range(n)]
+        info('booting %s for %s (%d runs and a warm-up)' % (spec, side.upper(), n))
+        vmrun = ['--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
+            '--smp', c.smp, '--mem', c.mem]
+        vm = runner.VM(c.test, vmrun, {}, {'a': '/tests/kvm', 'b': '/tests/kvm'},
+                       RUN_TIMEOUT, False)
+        rc = vm.run(runs, self.results, self.dir, RUN_TIMEOUT * (n + 2),
+                    runner.kernel_args(spec))
+        if vm_rc_cannot(rc):
+            raise CannotTest()
+
+    def judge_one(self, cand):
+        """0 good, 1 bad; CannotTest."""
+        c = self.c
+        if c.build:
+            info('building: ' + c.build)
+            if subprocess.run(['bash', '-c', c.build], stdout=sys.stderr).returncode:
+                info('build failed: cannot test')
+                raise CannotTest()
+        if c.kernel:
+            if not os.path.isfile(c.kernel):
+                info("no kernel image '%s': cannot test" % c.kernel)
+                raise CannotTest()
+            if c.modules and not os.path.isdir(c.modules):
+                info("no modules dir '%s': cannot test" % c.modules)
+                raise CannotTest()
+        if not runner.ensure(c.arch, 'python3'):
+            raise CannotTest()
+        d = os.path.join(runner.REPO, 'build', runner.arch_dir(c.arch))
+        if not runner.build(runner.REPO, c.arch, d):
+            info('building the suite failed')
+            raise CannotTest()
+        self.dir = os.path.join(d, 'kselftest_install')
+        if not os.access(os.path.join(self.dir, 'kvm', c.test), os.X_OK):
+            info("no test '%s' in the suite" % c.test)
+            raise CannotTest()
+        self.results = Results(self.out, PROG)
+        if c.base_kind == 'kernel':
+            # Boots alternate: baseline, candidate, candidate, baseline.
+            half = (c.runs + 1) // 2
+            self.results.total = 4 * (half + 1)
+            for i, side in enumerate('abba'):
+                self.boot_runs(side, c.baseline if side == 'a' else cand, half, i * half)
+            base = self.results.path('a')
+        else:
+            self.results.total = c.runs + 1
+            self.boot_runs('b', cand, c.runs, 0)
+            base = c.baseline
+        if self.results.count('skip'):
+            info('the test skipped: cannot test')
+            raise CannotTest()
+        if len(self.results.kept('b')) < 2:
+            info('fewer than 2 runs passed: cannot test')
+            raise CannotTest()
+        sys.stdout.flush()
+        rc = stats_cli.main(['judge', self.results.path('b'), '--baseline', base,
+                             '--figure', c.figure, '--threshold', c.threshold])
+        sys.stdout.flush()
+        if rc in (0, 1):
+            return rc
+        info("cannot judge figure '%s'" % c.figure)
+        raise CannotTest()
+
+    def packages(self):
+        """git bisect run over a scratch repository, a kernel a commit."""
+        c, out = self.c, self.out
+        repo = os.path.join(out, 'bisect-repo')
+        me = os.path.join(runner.REPO, 'bench', 'bisect-run')
+        # The same command for each step, but one kernel: the commit's file
+        # "kernel" (a Debian version or an image path).
+        step = ['--out', os.path.join(out, 'step'), '--baseline', c.baseline,
+                '--figure', c.figure, '--threshold', c.threshold, '--runs', str(c.runs),
+                '--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
+                '--smp', c.smp, '--mem', c.mem, '--', c.test] + c.args
+        shutil.rmtree(repo, ignore_errors=True)
+        os.makedirs(repo)
+
+        def git(*args, **kw):
+            return subprocess.run(['git', '-C', repo] + list(args), **kw)
+        git('init', '-q')
+        for i, p in enumerate(c.pkgs):
+            with open(os.path.join(repo, 'kernel'), 'w') as f:
+                f.write(p + '\n')
+            git('add', 'kernel')
+            git('-c', 'user.name=bisect', '-c', 'user.email=bisect@localhost', 'commit', '-q',
+                '--allow-empty', '-m', '%d: %s' % (i, p))
+        # Check the ends first: the last must be bad for a bisection.
+        last = c.pkgs[-1]
+        info('checking the last kernel, ' + last)
+        with open(os.path.join(out, 'last-kernel'), 'w') as f:
+            f.write(last + '\n')
+        sys.stdout.flush()
+        rc = subprocess.run([me, '--kernel-file', os.path.join(out, 'last-kernel')] +
+                            step).returncode
+        if rc == 0:
+            print('BISECT no regression: %s (the last) is good' % last)
+            return 0
+        if rc == 125:
+            print('BISECT undecided: %s (the last) cannot be tested' % last)
+            return 125
+        first = git('rev-list', '--max-parents=0', 'HEAD', stdout=subprocess.PIPE,
+                    text=True).stdout.strip()
+        log_path = os.path.join(out, 'bisect.log')
+        with open(log_path, 'w') as log:
+            rc = git('bisect', 'start', 'HEAD', first, stdout=subprocess.DEVNULL,
+                     stderr=log).returncode
+            rc = 125 if rc else git('bisect', 'run', me, '--kernel-file', 'kernel', *step,
+                                    cwd=repo, stdout=log, stderr=subprocess.STDOUT).returncode
+        with open(log_path, errors='replace') as f:
+            text = f.read()
+        sys.stderr.write(text)
+        sys.stderr.flush()
+        if re.search('^[0-9a-f]* is the first bad commit', text, re.M):
+            def subject(rev):
+                s = git('show', '-s', '--format=%s', rev, stdout=subprocess.PIPE,
+                        text=True).stdout.strip()
+                return s.split(' ', 1)[1] if ' ' in s else s
+            print('BISECT first bad: %s (after %s)' % (subject('refs/bisect/bad'),
+                                                        subject('refs/bisect/bad~1')))
+            return 0
+        print('BISECT undecided (git bisect run exited %d; skipped kernels: see above)' % rc)
+        return 125
+
+
+def interrupted(signum, frame):
+    raise KeyboardInterrupt()
+
+
+def main(argv):
+    # A bisection step of --packages (--kernel-file) must not exit 2, which
+    # git bisect run would read as "bad": its usage errors are "cannot test".
+    usage_rc = 125 if '--kernel-file' in argv else 2
+    try:
+        c = parse(argv)
+    except Usage as e:
+        print('%s: %s' % (PROG, e), file=sys.stderr)
+        return usage_rc
+    if c is None:
+        print(HELP, end='')
+        return 0
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, interrupted)
+    tmp = None
+    try:
+        if not c.out:
+            tmp = c.out = tempfile.mkdtemp(prefix='bisect-run.',
+                                           dir=os.environ.get('TMPDIR') or '/tmp')
+        os.makedirs(c.out, exist_ok=True)
+        b = Bisect(c, os.path.abspath(c.out))
+        if c.packages:
+            return b.packages()
+        for d in ('a', 'b', 'warmup', 'logs', 'status'):
+            p = os.path.join(b.out, d)
+            if os.path.isdir(p):
+                shutil.rmtree(p)
+            elif os.path.exists(p):
+                os.remove(p)
+        cand = c.kernel + (':' + c.modules if c.modules else '') + c.debian
+        try:
+            rc = b.judge_one(cand)
+        except CannotTest:
+            rc = 125
+        print({0: 'BISECT good', 1: 'BISECT bad'}.get(rc, 'BISECT cannot test (exit %d)' % rc))
+        return rc
+    except KeyboardInterrupt:
+        return 125
+    except Exception as e:     # never "bad" (1) for an unexpected error
+        info('error: %s' % e)
+        return 125
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

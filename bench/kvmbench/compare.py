@@ -1,0 +1,503 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""kvmbench.compare: bench/compare, is B different from A?
+
+The options are checked as given (a usage error is one line, exit 2),
+then: build the suite (or each side's tree), decide where the runs go (a
+backend of kvmbench.runner), run pairs of runs A B B A ... in batches,
+one batch a look of --until (within --budget), each batch filed by
+kvmbench.results, and judge with kvmbench.stats (rendered by
+kvmbench.render).  A new kind of setup (its two sides) is a mode in
+parse() and describe(); a new place to run is a backend and a branch in
+Compare.run_batch().
+"""
+import datetime
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from . import runner, stats_cli
+from .results import Results, elapsed
+from .stats import look_schedule
+
+PROG = 'bench/compare'
+HELP = """
+bench/compare: is B different from A?  Runs one perf test command on two
+setups, interleaved, K times each, and judges every figure it writes
+(--json): B worse, B better, or no difference beyond the noise.
+
+usage: bench/compare --kernels A,B [options] -- TEST ARGS...
+       bench/compare --builds DIR_A,DIR_B [options] -- TEST ARGS...
+       bench/compare --options 'OPTS_A' 'OPTS_B' [options] -- TEST ARGS...
+
+  --kernels A,B     two kernels, each a Debian kernel version (6.1, 6.12,
+                    6.12.115+deb12: vm/run --debian-kernel) or an image
+                    path, IMAGE or IMAGE:MODULES_DIR; VM boots alternate
+  --builds A,B      two trees of this suite (built here, statically), or
+                    two kselftest install trees: e.g. patched, unpatched
+  --options A B     two option sets, each added to ARGS
+  --runs K          measured runs of each setup (default 10)
+  --arch ARCH       x86_64 or arm64 (default: this host's)
+  --cpu amd|intel   x86_64: the VM's CPU (vm/run --cpu): amd, QEMU TCG with
+                    SVM; intel, Bochs with VMX (kvm_intel); implies the VM
+  --smp N, --mem SIZE, --hugepages N   the VM's size (vm/run; default 1 with
+                    --clock icount, else 2; 2G, 0)
+  --clock C         the VM's clock: icount (x86_64 default: counts
+                    instructions, steady; one vCPU) or tcg (the host's
+                    clock; arm64, and the default with --smp N > 1)
+  --per-boot N      --kernels: measured runs per boot (default 2)
+  --where W         auto (default), host or vm: where the runs happen
+  --no-warmup       keep the first run of a boot (default: dropped)
+  --figures LIST    comma-separated figures to plot (default: up to four
+                    timings, those that moved first)
+  --out DIR         results (default build/compare/<date>): A and B runs'
+                    JSON, logs, compare.json, plot.png
+  --run-timeout S   kill a run after S seconds (default 600), count it failed
+  --level PCT       simultaneous confidence of the intervals (default 95)
+  --until PCT       add interleaved runs until every timing's interval is
+                    within +-PCT of its estimate: looks at --runs (default
+                    8 here), then 1.5 times more each look up to --max-runs
+                    (default 40); each look's intervals at 1/L of the error
+                    rate for L looks, so whichever look it stops at, all
+                    hold together at --level (docs/statistics.md)
+  --budget MIN      with --until: no look starts that would end after MIN
+                    minutes of runs (estimated from the looks so far)
+  --profile         run the test with --profile (kernel CPU-clock samples
+                    while timed) and print beside the verdicts the kernel
+                    functions whose share of the samples changed most
+  --profile-phase P  --profile, compared in the test's phase P only
+                    (dirty_log_perf_test: populate, enable, dirty, get,
+                    clear, disable)
+
+Where: on this host's /dev/kvm when it runs our guests (probed), the arch
+is the host's and no kernel is asked for; in the VM (vm/run) otherwise.
+Order: A B B A A B ... (each pair swaps, so drift and order effects hit
+both sides alike); --options and --builds alternate inside one boot (or
+on the host), --kernels alternate VM boots.  One warm-up run of each
+setup starts each boot (on the host: the whole comparison) and is
+dropped.  Progress, and every failed or hung run with its output, on
+stderr; a failed run is counted and left out.
+
+Prints a table (median, mean, sd, [min-max], spread of each side; B/A and
+its interval; the verdict: B worse/better by X% [lo, hi], or "no change
+larger than X% in either direction at 95%") and for scripts one line a
+figure:
+  VERDICT figure=NAME unit=U a=MEDIAN b=MEDIAN ratio=R lo=L hi=H rules_out=PCT verdict=worse|better|same
+Statistics: bench/stats.py (docs/statistics.md): exact intervals, so
+with too few runs for the level over the figures that vary (6 a side
+for 11 figures at 95%) there is no verdict.  Exit status: 0 compared,
+every run passed; 1 compared but some runs failed, or too few runs for
+a verdict; 2 usage; 4 the test skipped (its reason shown).
+"""
+
+
+class Usage(Exception):
+    """A bad command line: the message, exit 2."""
+
+
+def info(msg):
+    print('%s: %s' % (PROG, msg), file=sys.stderr, flush=True)
+
+
+def positive(name, v):
+    if not re.fullmatch(r'[1-9][0-9]*', v):
+        raise Usage('%s must be a positive number: %r' % (name, v))
+    return int(v)
+
+
+class Config:
+    """The command line, checked (see HELP)."""
+    mode = ''
+    spec_a = spec_b = ''
+    runs = until = clock = smp = cpu = figures = out = phase = ''
+    budget, max_runs, profile = '0', '40', False
+    mem, hugepages, per_boot, where, warmup = '2G', '0', '2', 'auto', True
+    run_timeout, level = '600', '95'
+
+    def __init__(self):
+        self.arch = runner.host_arch()
+        self.test, self.args = '', []
+        self.opts = {'a': [], 'b': []}
+        self.env = {}
+
+
+VALUED = {'--runs': 'runs', '--arch': 'arch', '--cpu': 'cpu', '--smp': 'smp', '--mem': 'mem',
+          '--hugepages': 'hugepages', '--per-boot': 'per_boot', '--where': 'where',
+          '--figures': 'figures', '--out': 'out', '--run-timeout': 'run_timeout',
+          '--level': 'level', '--until': 'until', '--budget': 'budget',
+          '--max-runs': 'max_runs', '--clock': 'clock', '--profile-phase': 'phase'}
+
+
+def parse(argv):
+    """A Config from the command line; None for --help; Usage on errors."""
+    c = Config()
+
+    def set_mode(m):
+        if c.mode:
+            raise Usage('give one of --kernels, --builds, --options')
+        c.mode = m
+
+    def two(opt, v):
+        a, sep, b = v.partition(',')
+        if not sep or ',' in b or not a or not b:
+            raise Usage("%s takes two values, A,B: '%s'" % (opt, v))
+        c.spec_a, c.spec_b = a, b
+
+    i = 0
+    while i < len(argv):
+        o = argv[i]
+        if o in ('-h', '--help'):
+            return None
+        if o == '--':
+            i += 1
+            break
+        if o in ('--no-warmup', '--profile'):
+            if o == '--no-warmup':
+                c.warmup = False
+            else:
+                c.profile = True
+            i += 1
+            continue
+        if o == '--options':
+            if len(argv) - i < 3:
+                raise Usage("--options takes two option sets: 'OPTS_A' 'OPTS_B'")
+            set_mode('options')
+            c.spec_a, c.spec_b = argv[i + 1], argv[i + 2]
+            i += 3
+            continue
+        if o not in VALUED and o not in ('--kernels', '--builds'):
+            raise Usage("unknown option '%s' (-h for help)" % o)
+        if len(argv) - i < 2:
+            raise Usage('%s needs a value' % o)
+        v = argv[i + 1]
+        if o in ('--kernels', '--builds'):
+            set_mode(o[2:])
+            two(o, v)
+        else:
+            setattr(c, VALUED[o], v)
+            if o == '--profile-phase':
+                c.profile = True
+        i += 2
+    rest = argv[i:]
+    if not c.mode:
+        raise Usage("give --kernels A,B, --builds A,B or --options 'A' 'B'")
+    if not rest:
+        raise Usage('no test command after --')
+    c.test = rest[0][2:] if rest[0].startswith('./') else rest[0]
+    c.args = rest[1:]
+    if not re.fullmatch(r'[a-z0-9_/]+', c.test):
+        raise Usage("bad test name '%s'" % c.test)
+    if c.arch == 'aarch64':
+        c.arch = 'arm64'
+    if c.arch not in ('x86_64', 'arm64'):
+        raise Usage("unknown arch '%s' (x86_64 or arm64)" % c.arch)
+    c.runs = c.runs or ('8' if c.until else '10')
+    if c.arch == 'arm64':
+        c.clock = c.clock or 'tcg'
+    if c.cpu == 'intel':   # Bochs: its clock follows its instruction count
+        if c.clock:
+            raise Usage("--clock is QEMU's; --cpu intel runs Bochs, whose clock counts "
+                        "instructions")
+        c.clock = 'bochs'
+    if not c.clock and c.smp and c.smp != '1':
+        c.clock = 'tcg'    # --smp N: the host's clock
+    c.clock = c.clock or 'icount'
+    c.smp = c.smp or ('1' if c.clock == 'icount' else '2')
+    why = runner.check_cpu(c.cpu, c.arch)
+    if why:
+        raise Usage(why)
+    if c.cpu and c.where == 'host':
+        raise Usage('--cpu %s boots VMs: not --where host' % c.cpu)
+    for opt in ('runs', 'smp', 'per_boot', 'run_timeout', 'max_runs'):
+        setattr(c, opt, positive('--' + opt.replace('_', '-'), getattr(c, opt)))
+    if not re.fullmatch(r'[0-9]{1,2}([.][0-9]+)?', c.level) or c.level == '0':
+        raise Usage("bad --level '%s' (a percentage below 100)" % c.level)
+    c.level = float(c.level)
+    if c.until and (not re.fullmatch(r'[0-9]+([.][0-9]+)?', c.until) or c.until == '0'):
+        raise Usage("bad --until '%s' (a percentage)" % c.until)
+    if not re.fullmatch(r'[0-9]+([.][0-9]+)?', c.budget):
+        raise Usage("bad --budget '%s' (minutes)" % c.budget)
+    c.budget_s = int(float(c.budget) * 60 + 0.5)
+    if not c.until and c.budget_s:
+        raise Usage('--budget goes with --until')
+    if c.until and c.max_runs < c.runs:
+        raise Usage('--max-runs %d is below --runs %d' % (c.max_runs, c.runs))
+    if not re.fullmatch(r'[0-9]+', c.hugepages):
+        raise Usage("bad --hugepages '%s'" % c.hugepages)
+    if not re.fullmatch(r'[1-9][0-9]*[KMGT]?', c.mem):
+        raise Usage("bad --mem '%s'" % c.mem)
+    if c.where not in ('auto', 'host', 'vm'):
+        raise Usage("bad --where '%s' (auto, host or vm)" % c.where)
+    if c.mode == 'kernels' and c.where == 'host':
+        raise Usage('--kernels boots VMs: not --where host')
+    if not re.fullmatch(r'[][A-Za-z0-9_.,/-]*', c.figures):
+        raise Usage("bad --figures '%s'" % c.figures)
+    if not re.fullmatch(r'[a-z_]*', c.phase):
+        raise Usage("bad --profile-phase '%s'" % c.phase)
+    if c.clock != 'bochs':
+        try:
+            c.env = runner.clock_env(c.clock, c.arch, c.smp)
+        except ValueError as e:
+            raise Usage(str(e))
+    if c.mode == 'kernels':
+        try:
+            c.kernel = {'a': runner.kernel_args(c.spec_a), 'b': runner.kernel_args(c.spec_b)}
+        except ValueError as e:
+            raise Usage(str(e))
+    if c.mode == 'builds':
+        for d in (c.spec_a, c.spec_b):
+            if not (os.path.isfile(os.path.join(d, 'kselftest-list.txt')) or
+                    os.path.isfile(os.path.join(d, 'Makefile'))):
+                raise Usage("build '%s' is neither a suite tree nor a kselftest install tree"
+                            % d)
+    if c.mode == 'options':
+        c.opts = {'a': c.spec_a.split(), 'b': c.spec_b.split()}
+    return c
+
+
+def describe(c, spec):
+    return {'kernels': 'kernel %s', 'builds': 'build %s',
+            'options': "options '%s'"}[c.mode] % spec
+
+
+def schedule(n, first):
+    """The sides of pairs first .. first+n-1: A B, B A, A B, ..."""
+    return [('b', 'a') if i % 2 else ('a', 'b') for i in range(first, first + n)]
+
+
+def over_budget(elapsed_s, done, want, budget_s):
+    """--budget: would going from @done to @want units, at the pace of
+    the @elapsed_s seconds the @done took, end after @budget_s (0: no
+    budget)?"""
+    return bool(budget_s and done and elapsed_s * want // done > budget_s)
+
+
+class Failed(Exception):
+    """Set-up failed: exit 1 (the reason said)."""
+
+
+class Compare:
+    def __init__(self, c):
+        self.c = c
+        self.on_host = False
+        self.nboot = 0
+
+    def units(self, n):
+        """Batch units (pairs; --kernels: boot pairs) for @n runs a side."""
+        c = self.c
+        return -(-n // c.per_boot) if c.mode == 'kernels' else n
+
+    def total_runs(self, n):
+        """Runs to make for @n a side, warm-ups included (progress)."""
+        c = self.c
+        if c.mode == 'kernels':
+            return 2 * self.units(n) * (c.per_boot + c.warmup)
+        return 2 * n + 2 * c.warmup
+
+    def install_tree(self, spec, side):
+        """The kselftest install tree of one setup."""
+        c = self.c
+        d = os.path.join(runner.REPO, 'build', runner.arch_dir(c.arch))
+        if c.mode == 'builds':
+            if os.path.isfile(os.path.join(spec, 'kselftest-list.txt')):
+                return os.path.abspath(spec)
+            d = os.path.join(self.out, 'build-' + side)
+        info('building %s for %s' % (spec if c.mode == 'builds' else 'the suite', c.arch))
+        if not runner.build(spec or runner.REPO, c.arch, d):
+            info('build failed')
+            raise Failed()
+        return os.path.join(d, 'kselftest_install')
+
+    def setup(self):
+        c = self.c
+        if not runner.ensure(c.arch, 'python3', 'gnuplot-nox'):
+            raise Failed()
+        if c.mode == 'builds':
+            self.dirs = {'a': self.install_tree(c.spec_a, 'a'),
+                         'b': self.install_tree(c.spec_b, 'b')}
+        else:
+            d = self.install_tree('', 'a')
+            self.dirs = {'a': d, 'b': d}
+        for d in self.dirs.values():
+            if not os.access(os.path.join(d, 'kvm', c.test), os.X_OK):
+                raise Usage("no test '%s' in %s/kvm" % (c.test, d))
+        if (c.mode != 'kernels' and c.where != 'vm' and not c.cpu and
+                c.arch == runner.host_arch()):
+            why = runner.host_kvm_why(os.path.join(self.dirs['a'], 'kvm'))
+            if not why:
+                self.on_host = True
+            elif c.where == 'host':
+                info("this host's /dev/kvm does not run our guests (--where host): " + why)
+                raise Failed()
+        args = {s: c.args + c.opts[s] for s in 'ab'}
+        self.side_args = args
+        if self.on_host:
+            self.backend = runner.Host(c.test, {s: os.path.join(self.dirs[s], 'kvm')
+                                                for s in 'ab'},
+                                       c.run_timeout, c.profile, os.path.join(self.out, 'tmp'))
+        else:
+            vmrun = ['--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
+                '--smp', str(c.smp), '--mem', c.mem, '--hugepages', c.hugepages]
+            two = self.dirs['b'] != self.dirs['a']
+            self.backend = runner.VM(c.test, vmrun, c.env,
+                                     {'a': '/tests/kvm', 'b': '/tests/kvm-b' if two
+                                      else '/tests/kvm'}, c.run_timeout, c.profile)
+
+    def run_batch(self, first, n):
+        """Pairs first .. first+n-1 of the order A B B A ... (--kernels:
+        boot pairs, --per-boot runs a side each); on the host and in the
+        one-boot VM the warm-ups run with the first batch (each VM boot
+        has its own)."""
+        c = self.c
+        R = runner.Run
+        if c.mode == 'kernels':
+            for pair_idx, pair in enumerate(schedule(n, first), first):
+                for s in pair:
+                    runs = [R(s, 'w%d' % pair_idx, True, self.side_args[s])] if c.warmup else []
+                    runs += [R(s, '%02d' % (pair_idx * c.per_boot + i), False,
+                               self.side_args[s]) for i in range(c.per_boot)]
+                    self.nboot += 1
+                    info('boot %d of %d: %s' % (self.nboot, self.boots, s.upper()))
+                    before = len(self.results.status())
+                    rc = self.backend.run(runs, self.results, self.dirs['a'],
+                                          c.run_timeout * (c.per_boot + 2), c.kernel[s])
+                    lost = c.per_boot + c.warmup - len(self.results.status()) + before
+                    if lost:
+                        info('boot %d (%s) failed: vm/run exited %d (see above); %d runs lost'
+                             % (self.nboot, s.upper(), rc, lost))
+                        self.results.boot_failed(s, pair_idx, rc)
+            return
+        warm = c.warmup and (first == 0 or not self.on_host)
+        runs = [R(s, 'w%d' % first, True, self.side_args[s]) for s in 'ab'] if warm else []
+        for pair_idx, pair in enumerate(schedule(n, first), first):
+            runs += [R(s, '%02d' % pair_idx, False, self.side_args[s]) for s in pair]
+        if self.on_host:
+            self.backend.run(runs, self.results)
+            return
+        vmdir = os.path.join(self.out, 'vmdir')
+        os.makedirs(vmdir, exist_ok=True)
+        open(os.path.join(vmdir, 'kselftest-list.txt'), 'w').close()
+        shutil.copytree(os.path.join(self.dirs['a'], 'kvm'), os.path.join(vmdir, 'kvm'),
+                        symlinks=True)
+        if self.dirs['b'] != self.dirs['a']:
+            shutil.copytree(os.path.join(self.dirs['b'], 'kvm'), os.path.join(vmdir, 'kvm-b'),
+                            symlinks=True)
+        self.backend.run(runs, self.results, vmdir, c.run_timeout * (2 * n + 3))
+        shutil.rmtree(vmdir)
+
+    def where(self):
+        c = self.c
+        if self.on_host:
+            return "this host's /dev/kvm"
+        return '%s VM (vm/run %s--smp %d --mem %s, clock %s)' % (
+            c.arch, '--cpu %s ' % c.cpu if c.cpu else '', c.smp, c.mem, c.clock)
+
+    def main(self):
+        c = self.c
+        self.out = c.out or os.path.join(runner.REPO, 'build', 'compare',
+                                         datetime.datetime.now().strftime('%Y%m%d-%H%M%S'))
+        shutil.rmtree(self.out, ignore_errors=True)
+        os.makedirs(self.out)
+        self.out = os.path.abspath(self.out)
+        start = runner.now()
+        self.setup()
+        info('A: %s, B: %s; %s %s; %d runs each%s, %s' % (
+            describe(c, c.spec_a), describe(c, c.spec_b), c.test, ' '.join(c.args), c.runs, ' and more until +-%s%%' % c.until if c.until else '',
+            "on this host's /dev/kvm" if self.on_host else 'in the %s VM' % c.arch))
+        looks = look_schedule(c.runs, c.max_runs) if c.until else [c.runs]
+        self.results = Results(self.out, PROG, start)
+        self.results.total = self.total_runs(looks[-1])
+        self.boots = 2 * self.units(looks[-1])
+        done_units, look, until_text, run_start = 0, 0, '', runner.now()
+        for n in looks:
+            want = self.units(n)
+            if over_budget(int(runner.now() - run_start), done_units, want, c.budget_s):
+                until_text = 'stopped by --budget %s min before look %d (%d runs a side)' % (
+                    c.budget, look + 1, n)
+                break
+            self.run_batch(done_units, want - done_units)
+            done_units, look = want, look + 1
+            if not c.until:
+                break
+            _, line = stats_cli.until_line(self.results.path('a'), self.results.path('b'),
+                                           float(c.until), len(looks), c.level)
+            info('look %d of %d: %s' % (look, len(looks), line))
+            if ' resolved=yes ' in line:
+                until_text = 'resolved to +-%s%% at look %d of %d' % (c.until, look, len(looks))
+                break
+            until_text = 'not resolved to +-%s%% after the last look (--max-runs %d)' % (
+                c.until, c.max_runs)
+        return self.report(start, run_start, looks, until_text)
+
+    def report(self, start, run_start, looks, until_text):
+        c, res = self.c, self.results
+        ok_a, ok_b = res.count('ok', 'a'), res.count('ok', 'b')
+        fails, skips, boot_fails = res.count('fail'), res.count('skip'), res.count('bootfail')
+        n_a, n_b = len(res.kept('a')), len(res.kept('b'))
+        info('done after %s: A %d runs, B %d runs kept; %d failed, %d skipped, %d boots '
+             'failed (%d + %d passed, warm-ups included)' % (
+                 elapsed(start), n_a, n_b, fails, skips, boot_fails, ok_a, ok_b))
+        if skips and n_a + n_b == 0:
+            info('the test skipped: ' + res.first_skip_reason())
+            return 4
+        if n_a < 2 or n_b < 2:
+            info('too few runs to compare (A %d, B %d; at least 2 each)' % (n_a, n_b))
+            return 1
+        a, b = describe(c, c.spec_a), describe(c, c.spec_b)
+        print('%s: %s %s' % (PROG, c.test, ' '.join(c.args)))
+        print('A: ' + a)
+        print('B: ' + b)
+        print('where: %s; order A B B A ...; %s' % (
+            self.where(), 'the first run of each setup in each boot dropped as warm-up'
+            if c.warmup else 'no warm-up dropped'))
+        if c.until:
+            print('until: %s; %d runs of A and %d of B (%d kept), %s; looks at %s runs a side, '
+                  "each look's intervals at 1/%d of the error rate" % (
+                      until_text, n_a, n_b, n_a + n_b, elapsed(run_start),
+                      ' '.join(map(str, looks)), len(looks)))
+        argv = ['compare', res.path('a'), res.path('b'), '--json', res.path('compare.json'),
+                '--plot', res.path('plot'), '--title',
+                '%s %s: A %s, B %s' % (c.test, ' '.join(c.args), a, b),
+                '--level', '%g' % c.level, '--looks', str(len(looks) if c.until else 1)]
+        if c.figures:
+            argv += ['--figures', c.figures]
+        if c.phase:
+            argv += ['--profile-phase', c.phase]
+        sys.stdout.flush()
+        rc = stats_cli.main(argv)
+        sys.stdout.flush()
+        if rc == 3:
+            info('no verdict with so few runs: give --runs (the least is said above)')
+            return 1
+        if rc:
+            return 1
+        gp = res.path('plot.gp')
+        if os.path.isfile(gp) and shutil.which('gnuplot') and subprocess.run(
+                ['gnuplot', 'plot.gp'], cwd=self.out).returncode == 0:
+            for f in os.listdir(self.out):
+                if f.startswith('plot.') and f.endswith('.dat') or f == 'plot.gp':
+                    os.remove(res.path(f))
+            print('plot: %s' % res.path('plot.png'))
+        print('comparison: %s' % res.path('compare.json'))
+        return 0 if fails + boot_fails == 0 else 1
+
+
+def main(argv):
+    try:
+        c = parse(argv)
+        if c is None:
+            print(HELP, end='')
+            return 0
+        return Compare(c).main()
+    except Usage as e:
+        print('%s: %s' % (PROG, e), file=sys.stderr)
+        return 2
+    except Failed:
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

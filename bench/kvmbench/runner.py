@@ -1,0 +1,228 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""kvmbench.runner: where the runs happen, and what they need there.
+
+A run is one command of a perf test writing its figures (--json): Run
+(side 'a' or 'b', its index, warm-up or not, the test's arguments).  A
+backend runs a list of them in order and files each with Results.record
+(kvmbench.results):
+
+  Host   this host's /dev/kvm: each run a subprocess, killed after the
+         run timeout (its threads' kernel stacks shown first)
+  VM     one boot of vm/run (a kernel of its choice) running the runs in
+         the guest's shell (guest.sh), read back from its console
+
+and the set-up they share: the suite's build (vm/build-deps.sh), the
+kernel a side names (kernel_args), the VM's CPU and clock checks.
+"""
+import collections
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GUEST_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'guest.sh')
+
+Run = collections.namedtuple('Run', 'side idx warm args')
+
+KERNEL_VERSION = r'[0-9]+\.[0-9]+([.+-][0-9a-z.+-]*)?'
+
+def shquote(args):
+    """Each of @args single-quoted for a POSIX shell, space-separated."""
+    return ' '.join("'%s'" % a.replace("'", "'\\''") for a in args)
+
+def shell(func, *args, **kw):
+    """Run a function of vm/build-deps.sh or vm/host-kvm.sh (bash), its
+    status."""
+    script = '. "$0/vm/build-deps.sh" && . "$0/vm/host-kvm.sh" && "$@"'
+    return subprocess.run(['bash', '-c', script, REPO, func] + list(args), **kw).returncode
+
+def ensure(arch, *packages):
+    """The build's dependencies for @arch and @packages installed (Debian)."""
+    return shell('ensure_build_deps', arch) == 0 and shell('ensure_packages', *packages) == 0
+
+def build(src, arch, out):
+    """A static kselftest install of the suite in @src for @arch under
+    @out (out/kselftest_install); the log's tail on failure."""
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    return shell('build_suite', src, arch, out, out + '.build.log') == 0
+
+def host_kvm_why(test_dir):
+    """'' when this host's /dev/kvm runs our guests (a probe with
+    guest_print_test in @test_dir), else why not."""
+    script = ('. "$0/vm/host-kvm.sh" && { host_kvm_runs_guests "$1" && exit 0; '
+              'printf %s "$HOST_KVM_WHY"; exit 1; }')
+    p = subprocess.run(['bash', '-c', script, REPO, test_dir], stdout=subprocess.PIPE,
+                       text=True)
+    return '' if p.returncode == 0 else (p.stdout or 'probe failed')
+
+def kernel_args(spec):
+    """vm/run's arguments for a kernel given as a Debian kernel version
+    (6.1, 6.12.115+deb12), IMAGE or IMAGE:MODULES_DIR; ValueError(why)
+    if it is neither."""
+    img, _, mods = spec.partition(':')
+    if os.path.isfile(img):
+        if mods and not os.path.isdir(mods):
+            raise ValueError("no modules dir '%s'" % mods)
+        return ['--kernel', img] + (['--modules', mods] if mods else [])
+    if re.fullmatch(KERNEL_VERSION, spec):
+        return ['--debian-kernel', spec]
+    raise ValueError("kernel '%s' is neither an image file nor a Debian kernel version" % spec)
+
+def check_cpu(cpu, arch):
+    """Why vm/run's --cpu @cpu does not go with @arch, or None."""
+    if not cpu:
+        return None
+    if cpu not in ('amd', 'intel'):
+        return "bad --cpu '%s' (amd or intel)" % cpu
+    if arch != 'x86_64':
+        return '--cpu %s is for --arch x86_64 only' % cpu
+    return None
+
+def arch_dir(arch):
+    """The build/ subdirectory of @arch (x86_64, aarch64)."""
+    return 'aarch64' if arch == 'arm64' else 'x86_64'
+
+def host_arch():
+    m = os.uname().machine
+    return 'arm64' if m == 'aarch64' else m
+
+def clock_env(clock, arch, smp):
+    """The VM's environment for bench runs' clock, {VMRUN_ICOUNT: value
+    or None (unset)}; ValueError(why) on a conflict.  icount (the x86_64
+    default): TCG's clock counts instructions (-icount shift=3,sleep=off,
+    about real time on this machine), its timings steady to a few percent
+    run to run where the host's clock under TCG moves 100-700%
+    (docs/results/clocks.md); one vCPU (x86_64 hangs bringing up a second
+    with -icount).  tcg: the host's clock."""
+    if clock == 'icount':
+        if arch != 'x86_64':
+            raise ValueError('--clock icount: x86_64 only (give --clock tcg)')
+        if smp != 1:
+            raise ValueError('--clock icount needs --smp 1 (give --clock tcg for more)')
+        return {'VMRUN_ICOUNT': 'shift=3,sleep=off'}
+    if clock == 'tcg':
+        return {'VMRUN_ICOUNT': None}
+    raise ValueError("bad --clock '%s' (icount or tcg)" % clock)
+
+def guest_script(test, timeout, profile, runs, dirs):
+    """The guest's shell for @runs of ./@test, each side's tests in
+    dirs[side]: guest.sh and one bench_run line a run."""
+    with open(GUEST_SH) as f:
+        lines = [f.read(), "BENCH_TEST='%s' BENCH_TIMEOUT=%d BENCH_PROFILE='%s'" %
+                 (test, timeout, '1' if profile else '')]
+    for r in runs:
+        lines.append('bench_run %s %s %d %s %s' % (r.side, r.idx, r.warm, dirs[r.side],
+                                                    shquote(r.args)))
+    return '\n'.join(lines) + '\n'
+
+def task_stacks(pid):
+    """HANG lines for each thread of @pid: its name, state, wait channel
+    and kernel stack."""
+    def read(path):
+        try:
+            with open(path) as f:
+                return f.read()
+        except OSError:
+            return ''
+    out = []
+    base = '/proc/%d/task' % pid
+    try:
+        tids = sorted(os.listdir(base), key=int)
+    except OSError:
+        return out
+    for tid in tids:
+        t = '%s/%s' % (base, tid)
+        state = [s for s in read(t + '/status').splitlines() if 'State' in s]
+        out.append('HANG task %s %s %s wchan=%s' % (t, read(t + '/comm').strip(),
+                                                    ' '.join(state), read(t + '/wchan')))
+        out += ['HANG   ' + s for s in read(t + '/stack').splitlines()[:8]]
+    return out
+
+class Host:
+    """Runs on this host: dirs[side] holds each side's test binaries."""
+
+    def __init__(self, test, dirs, timeout, profile, tmp):
+        self.test, self.dirs, self.timeout, self.profile, self.tmp = (
+            test, dirs, timeout, profile, tmp)
+        os.makedirs(tmp, exist_ok=True)
+
+    def where(self):
+        return "this host's /dev/kvm"
+
+    def run(self, runs, results):
+        for r in runs:
+            self.one(r, results)
+
+    def one(self, r, results):
+        js = os.path.join(self.tmp, 'bench.json')
+        out = os.path.join(self.tmp, 'out')
+        if os.path.exists(js):
+            os.remove(js)
+        args = r.args + ['--json', js]
+        if self.profile:
+            args += ['--profile', os.path.join(self.tmp, 'profile.json')]
+        hang = []
+        with open(out, 'w') as f:
+            try:
+                p = subprocess.Popen(['./' + self.test] + args, cwd=self.dirs[r.side],
+                                     stdin=subprocess.DEVNULL, stdout=f,
+                                     stderr=subprocess.STDOUT)
+            except OSError as e:
+                f.write('%s: %s\n' % (self.test, e))
+                p = None
+            if p is None:
+                rc = 126
+            else:
+                try:
+                    rc = p.wait(self.timeout)
+                except subprocess.TimeoutExpired:
+                    hang = ['HANG ' + ' '.join(args)] + task_stacks(p.pid)
+                    p.kill()
+                    p.wait()
+                    rc = 128 + signal.SIGKILL
+                if rc < 0:
+                    rc = 128 - rc
+        with open(out, errors='replace') as f:
+            output = hang + f.read().splitlines()
+        text = None
+        if rc == 0 and os.path.exists(js) and os.path.getsize(js):
+            with open(js) as f:
+                text = f.read()
+        results.record(r.side, r.idx, r.warm, rc, output, text)
+
+class VM:
+    """Runs in a VM booted by vm/run @vmrun (its arguments but the kernel),
+    environment @env: dirs[side] is where each side's tests are in the
+    guest (under /tests, the --dir given to run())."""
+
+    def __init__(self, test, vmrun, env, dirs, timeout, profile):
+        self.test, self.vmrun, self.env, self.dirs = test, vmrun, env, dirs
+        self.timeout, self.profile = timeout, profile
+
+    def run(self, runs, results, tests_dir, vm_timeout, kernel=()):
+        """One boot running @runs with @tests_dir as /tests: vm/run's status."""
+        script = guest_script(self.test, self.timeout, self.profile, runs, self.dirs)
+        env = dict(os.environ)
+        for k, v in self.env.items():
+            if v is None:
+                env.pop(k, None)
+            else:
+                env[k] = v
+        cmd = [os.path.join(REPO, 'vm', 'run')] + self.vmrun + list(kernel) + [
+            '--dir', tests_dir, '--timeout', str(vm_timeout), '--', 'sh', '-c', script]
+        sys.stderr.flush()
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env,
+                             text=True, errors='replace')
+        results.feed(p.stdout)
+        return p.wait()
+
+def copy_tests(src, dest):
+    """A copy of the test directory @src at @dest (vm/run's --dir)."""
+    shutil.copytree(src, dest, symlinks=True)
+
+def now():
+    return time.monotonic()

@@ -1,0 +1,319 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Unit tests of bench/kvmbench beside the statistics: the run filing
+and the VM console protocol (results), the guest shell and the host
+backend with fake tests that pass, fail and hang (runner), the option
+checks, order and budget of bench/compare and bench/bisect-run, the
+tables (render), and bench/compare end to end on fake builds on the host.
+Run: python3 bench/test_kvmbench.py (--tap: kselftest TAP, one result a
+test)"""
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, BENCH)
+from kvmbench import bisect, compare, render, results, runner, stats_cli  # noqa: E402
+from kvmbench.tap import tap  # noqa: E402
+
+# A fake perf test: writes time_ns from its directory's "base" file and
+# its run count (a steady sequence), honours --json FILE; -fail exits 1,
+# -hang sleeps, -skip exits 4.
+FAKE = r'''#!/bin/sh
+json=
+for a in "$@"; do
+  case $prev in --json) json=$a ;; esac
+  prev=$a
+  case $a in
+  -fail) echo "bad option"; exit 1 ;;
+  -hang) exec sleep 5 ;;
+  -skip) echo "SKIP: no such thing"; exit 4 ;;
+  esac
+done
+n=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) >count
+v=$(( $(cat base) + (n * 37) % 11 ))
+echo "RESULT time_ns=$v"
+[ -z "$json" ] || printf '{"runs": [{"figures": {"time_ns": {"value": %d, "unit": "ns"}}}]}\n' "$v" >"$json"
+'''
+
+
+def fake_tree(root, base, name='fake_test'):
+    """A kselftest install tree with the fake test (and a guest_print_test
+    that passes, for the host probe)."""
+    kvm = os.path.join(root, 'kvm')
+    os.makedirs(kvm)
+    open(os.path.join(root, 'kselftest-list.txt'), 'w').close()
+    for n, text in ((name, FAKE), ('guest_print_test', '#!/bin/sh\nexit 0\n')):
+        with open(os.path.join(kvm, n), 'w') as f:
+            f.write(text)
+        os.chmod(os.path.join(kvm, n), 0o755)
+    with open(os.path.join(kvm, 'base'), 'w') as f:
+        f.write('%d\n' % base)
+    return root
+
+
+class Quiet:
+    """stdout and stderr captured."""
+
+    def __enter__(self):
+        self.old = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
+        return self
+
+    def __exit__(self, *exc):
+        self.out, self.err = sys.stdout.getvalue(), sys.stderr.getvalue()
+        sys.stdout, sys.stderr = self.old
+
+
+class Results(unittest.TestCase):
+    def test_progress(self):
+        self.assertEqual(results.progress(0, 10, 0, now=65), '0 of 10, 1:05 elapsed')
+        self.assertEqual(results.progress(2, 10, 0, now=120),
+                         '2 of 10, 2:00 elapsed, ~8 min left')
+        self.assertEqual(results.rc_text(137), 'FAILED: hung, killed (exit 137)')
+
+    def test_feed(self):
+        console = ['boot noise', 'CMP-START a w0 1', 'CMP-OUT warm', 'CMP-JSON-BEGIN', '{}',
+                   'CMP-JSON-END', 'CMP-END a w0 0',
+                   'CMP-START a 00 0', 'CMP-OUT hello', 'CMP-JSON-BEGIN',
+                   '{"runs": []}', 'CMP-JSON-END', 'CMP-END a 00 0',
+                   'CMP-START b 00 0', 'HANG -b 1M', 'HANG task /proc/1/task/1 x',
+                   'CMP-OUT partial', 'CMP-END b 00 137',
+                   'CMP-START b 01 0', 'CMP-OUT cut off']
+        with tempfile.TemporaryDirectory() as d:
+            err = io.StringIO()
+            r = results.Results(d, 'test', err=err)
+            r.total = 4
+            r.feed(line + '\r\n' for line in console)
+            self.assertEqual(r.status(), [['ok', 'a', 'w0', '0'], ['ok', 'a', '00', '0'],
+                                          ['fail', 'b', '00', '137']])
+            self.assertEqual((r.count('ok'), r.count('ok', 'b'), r.count('fail')), (2, 0, 1))
+            self.assertEqual(len(r.kept('a')), 1)
+            self.assertTrue(os.path.exists(r.path('warmup', 'a-w0.json')))
+            with open(r.path('logs', 'b-00.log')) as f:
+                self.assertEqual(f.read(), 'HANG -b 1M\nHANG task /proc/1/task/1 x\npartial\n')
+            with open(r.path('logs', 'b-01.log')) as f:
+                self.assertEqual(f.read(), 'cut off\n')
+            with open(r.path('console.log')) as f:
+                self.assertEqual(f.read(), 'boot noise\n')
+            e = err.getvalue()
+            self.assertIn('test: run 1 of 4, 0:00 elapsed, ~0 min left: A #w0 (warm-up) ok', e)
+            self.assertIn('---- B run #00: FAILED: hung, killed (exit 137); its output:\n'
+                          'HANG -b 1M\n', e)
+
+    def test_skip_reason(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = results.Results(d, 'test', err=io.StringIO())
+            r.record('a', '00', False, 4, ['x', '1..0 # SKIP no thing'])
+            self.assertEqual(r.count('skip'), 1)
+            self.assertEqual(r.first_skip_reason(), '1..0 # SKIP no thing')
+
+
+class Runner(unittest.TestCase):
+    def test_shquote(self):
+        args = ["it's", 'a b', '', '$x']
+        out = subprocess.run(['sh', '-c', 'printf "%s|" ' + runner.shquote(args)],
+                             stdout=subprocess.PIPE, text=True).stdout
+        self.assertEqual(out, "it's|a b||$x|")
+
+    def test_kernel_args_and_checks(self):
+        self.assertEqual(runner.kernel_args('6.12.115+deb12'),
+                         ['--debian-kernel', '6.12.115+deb12'])
+        with tempfile.NamedTemporaryFile() as img:
+            self.assertEqual(runner.kernel_args(img.name), ['--kernel', img.name])
+            with self.assertRaisesRegex(ValueError, "no modules dir '/nonexistent'"):
+                runner.kernel_args(img.name + ':/nonexistent')
+        with self.assertRaisesRegex(ValueError, 'neither an image file nor'):
+            runner.kernel_args('latest')
+        self.assertIsNone(runner.check_cpu('', 'arm64'))
+        self.assertEqual(runner.check_cpu('intel', 'arm64'), '--cpu intel is for --arch x86_64 only')
+        self.assertEqual(runner.clock_env('icount', 'x86_64', 1),
+                         {'VMRUN_ICOUNT': 'shift=3,sleep=off'})
+        with self.assertRaisesRegex(ValueError, 'needs --smp 1'):
+            runner.clock_env('icount', 'x86_64', 2)
+
+    def run_guest(self, d, runs, timeout=5):
+        """The guest's script run by sh here, its console filed."""
+        script = runner.guest_script('fake_test', timeout, False, runs,
+                                     {'a': os.path.join(d, 'kvm'), 'b': os.path.join(d, 'kvm')})
+        env = dict(os.environ, BENCH_TMP=d)
+        p = subprocess.run(['sh', '-c', script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           text=True, env=env)
+        r = results.Results(os.path.join(d, 'res'), 'test', err=io.StringIO())
+        r.feed(p.stdout.splitlines())
+        return r
+
+    def test_guest_shell(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake_tree(d, 1000)
+            r = self.run_guest(d, [runner.Run('a', 'w0', True, []),
+                                   runner.Run('a', '00', False, ['-x', "it's"]),
+                                   runner.Run('b', '00', False, ['-fail'])])
+            self.assertEqual(r.status(), [['ok', 'a', 'w0', '0'], ['ok', 'a', '00', '0'],
+                                          ['fail', 'b', '00', '1']])
+            with open(r.kept('a')[0]) as f:
+                self.assertEqual(json.load(f)['runs'][0]['figures']['time_ns']['unit'], 'ns')
+
+    def test_guest_hang(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake_tree(d, 1000)
+            r = self.run_guest(d, [runner.Run('b', '00', False, ['-hang'])], timeout=1)
+            self.assertEqual(r.status(), [['fail', 'b', '00', '137']])
+            with open(r.path('logs', 'b-00.log')) as f:
+                log = f.read()
+            self.assertRegex(log, r'^HANG -hang --json .*\nHANG task /proc/\d+/task/\d+ ')
+
+    def test_host(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake_tree(d, 1000)
+            r = results.Results(os.path.join(d, 'out'), 'test', err=io.StringIO())
+            h = runner.Host('fake_test', {'a': os.path.join(d, 'kvm')}, 1, False,
+                            os.path.join(d, 'tmp'))
+            h.run([runner.Run('a', '00', False, []), runner.Run('a', '01', False, ['-skip']),
+                   runner.Run('a', '02', False, ['-hang'])], r)
+            self.assertEqual(r.status(), [['ok', 'a', '00', '0'], ['skip', 'a', '01', '4'],
+                                          ['fail', 'a', '02', '137']])
+            with open(r.path('logs', 'a-02.log')) as f:
+                self.assertRegex(f.read(), r'^HANG -hang --json \S+\nHANG task /proc/')
+
+
+class CompareOptions(unittest.TestCase):
+    def usage(self, argv):
+        with self.assertRaises(compare.Usage) as e:
+            compare.parse(argv)
+        return str(e.exception)
+
+    def test_errors(self):
+        for argv, msg in (
+                (['--runs', '0', '--options', 'a', 'b', '--', 't'],
+                 "--runs must be a positive number: '0'"),
+                (['--per-boot', 'x', '--options', 'a', 'b', '--', 't'],
+                 "--per-boot must be a positive number: 'x'"),
+                (['--kernels', '6.1', '--', 't'], "--kernels takes two values, A,B: '6.1'"),
+                (['--kernels', '6.1,6.12', '--builds', 'a,b'],
+                 'give one of --kernels, --builds, --options'),
+                (['--options', 'a'], "--options takes two option sets: 'OPTS_A' 'OPTS_B'"),
+                (['--options', 'a', 'b'], 'no test command after --'),
+                (['--options', 'a', 'b', '--', 'T!'], "bad test name 'T!'"),
+                (['--bogus'], "unknown option '--bogus' (-h for help)"),
+                (['--runs'], '--runs needs a value'),
+                (['--budget', '1', '--options', 'a', 'b', '--', 't'],
+                 '--budget goes with --until'),
+                (['--until', '5', '--runs', '50', '--options', 'a', 'b', '--', 't'],
+                 '--max-runs 40 is below --runs 50'),
+                (['--where', 'host', '--kernels', '6.1,6.12', '--', 't'],
+                 '--kernels boots VMs: not --where host'),
+                (['--arch', 'arm64', '--clock', 'icount', '--options', 'a', 'b', '--', 't'],
+                 '--clock icount: x86_64 only (give --clock tcg)')):
+            self.assertEqual(self.usage(argv), msg, argv)
+
+    def test_defaults(self):
+        c = compare.parse(['--arch', 'x86_64', '--options', '-a 1', '', '--', './t', 'x'])
+        self.assertEqual((c.runs, c.clock, c.smp, c.test, c.args, c.opts),
+                         (10, 'icount', 1, 't', ['x'], {'a': ['-a', '1'], 'b': []}))
+        c = compare.parse(['--arch', 'aarch64', '--until', '2', '--options', '', '', '--', 't'])
+        self.assertEqual((c.arch, c.runs, c.clock, c.smp), ('arm64', 8, 'tcg', 2))
+        c = compare.parse(['--arch', 'x86_64', '--smp', '4', '--options', '', '', '--', 't'])
+        self.assertEqual(c.clock, 'tcg')
+        self.assertIsNone(compare.parse(['--runs', '1', '-h']))
+
+    def test_order_and_budget(self):
+        self.assertEqual(compare.schedule(4, 0), [('a', 'b'), ('b', 'a'), ('a', 'b'), ('b', 'a')])
+        self.assertEqual(compare.schedule(1, 3), [('b', 'a')])
+        self.assertFalse(compare.over_budget(100, 0, 8, 6))      # the first look always runs
+        self.assertFalse(compare.over_budget(10, 8, 12, 15))     # 10 s for 8: 12 take 15 s
+        self.assertTrue(compare.over_budget(10, 8, 12, 14))
+        self.assertFalse(compare.over_budget(1000, 8, 12, 0))    # no budget
+        c = compare.parse(['--kernels', '6.1,6.12', '--per-boot', '3', '--', 't'])
+        cmp = compare.Compare(c)
+        self.assertEqual((cmp.units(7), cmp.total_runs(7)), (3, 24))
+        c = compare.parse(['--no-warmup', '--options', '', '', '--', 't'])
+        cmp = compare.Compare(c)
+        self.assertEqual((cmp.units(7), cmp.total_runs(7)), (7, 14))
+
+
+class BisectOptions(unittest.TestCase):
+    def test_errors(self):
+        base = ['--figure', 'rate', '--threshold', '5', '--', 't']
+        for argv, msg in (
+                (['--baseline', '6.1'] + base, 'give one of --kernel, --debian-kernel, --packages'),
+                (['--debian-kernel', '6.1', '--modules', '/', '--baseline', '6.1'] + base,
+                 '--modules and --build go with --kernel'),
+                (['--debian-kernel', '6.1', '--baseline', 'nope'] + base,
+                 "baseline 'nope' is neither a file, a directory nor a Debian kernel version"),
+                (['--packages', '6.1', '--baseline', '6.1'] + base,
+                 '--packages needs at least two kernels: first good, last bad')):
+            with self.assertRaises(bisect.Usage) as e:
+                bisect.parse(argv)
+            self.assertEqual(str(e.exception), msg)
+        with Quiet():
+            self.assertEqual(bisect.main(['--kernel-file', '/nonexistent', '--', 't']), 125)
+            self.assertEqual(bisect.main(['--runs', '1']), 2)
+
+    def test_baseline_path(self):
+        with tempfile.NamedTemporaryFile(suffix='.json') as f:
+            rel = os.path.relpath(f.name)
+            c = bisect.parse(['--debian-kernel', '6.1', '--baseline', rel + ':b', '--figure',
+                              'rate', '--threshold', '5', '--', 't'])
+            self.assertEqual((c.base_kind, c.baseline), ('json', os.path.realpath(f.name) + ':b'))
+
+
+class Render(unittest.TestCase):
+    def test_table(self):
+        t = render.Table(['figure', 'runs', 'B/A'])
+        t.add('time_ns', 10, '1.05')
+        t.add('rate', 8, '0.97')
+        self.assertEqual(t.markdown(), '| figure | runs | B/A |\n| --- | --- | --- |\n'
+                         '| time_ns | 10 | 1.05 |\n| rate | 8 | 0.97 |\n')
+        self.assertEqual(t.text(), 'figure   runs   B/A\n-------  ----  ----\n'
+                         'time_ns    10  1.05\nrate        8  0.97\n')
+
+    def test_median_as_awk(self):
+        for words, want in (([], '0 0 0'), (['3', '1', '2'], '2 1 3'), (['10', '9'], '9.5 9 10'),
+                            (['1', '3'], '2 1 3'), (['0.1', '0.25'], '0.175 0.1 0.25'),
+                            (['1e3', '5'], '502.5 5 1e3')):
+            self.assertEqual(stats_cli.median_text(words), want)
+
+
+class CompareEndToEnd(unittest.TestCase):
+    """bench/compare --builds on two fake install trees, on this host."""
+
+    def run_compare(self, d, base_b, *extra):
+        a, b = fake_tree(os.path.join(d, 'A'), 1000), fake_tree(os.path.join(d, 'B'), base_b)
+        return subprocess.run([os.path.join(BENCH, 'compare'), '--builds', '%s,%s' % (a, b),
+                               '--where', 'host', '--arch', runner.host_arch(), '--out',
+                               os.path.join(d, 'out')] + list(extra) + ['--', 'fake_test'],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def test_slower_b(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = self.run_compare(d, 2000, '--runs', '6', '--until', '1', '--max-runs', '9')
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn('\nwhere: this host\'s /dev/kvm; order A B B A ...; the first run '
+                          'of each setup in each boot dropped as warm-up\n', p.stdout)
+            self.assertIn('until: resolved to +-1% at look 1 of 2; 6 runs of A and 6 of B (12 kept), ',
+                          p.stdout)
+            self.assertIn('looks at 6 9 runs a side', p.stdout)
+            self.assertRegex(p.stdout, r'\nVERDICT figure=time_ns unit=ns a=[\d.]+ b=[\d.]+ '
+                             r'ratio=[\d.]+ lo=[\d.]+ hi=[\d.]+ rules_out=[\d.]+ verdict=worse\n')
+            self.assertIn('bench/compare: look 1 of 2: UNTIL runs=6,6 ', p.stderr)
+            self.assertEqual(len(os.listdir(os.path.join(d, 'out', 'a'))), 6)
+            with open(os.path.join(d, 'out', 'compare.json')) as f:
+                self.assertEqual(json.load(f)['looks'], 2)
+
+    def test_too_few(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = self.run_compare(d, 1000, '--runs', '3')
+            self.assertEqual(p.returncode, 1)
+            self.assertIn('too few runs for a verdict: 3 of A and 3 of B', p.stderr)
+            self.assertNotIn('VERDICT', p.stdout)
+
+
+if __name__ == '__main__':
+    if sys.argv[1:] == ['--tap']:
+        sys.exit(tap(sys.modules[__name__], 'kvmbench'))
+    unittest.main(verbosity=2)
