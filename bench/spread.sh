@@ -76,11 +76,7 @@ values() {
 # row LABEL NAME FIELD SCALE
 row() {
 	local m lo hi cv
-	read -r m lo hi < <(values "$2" "$3" | bench_spread)
-	cv=$(values "$2" "$3" | awk '{ s += $1; q += $1 * $1 } END {
-		if (NR < 2 || !s) { print 0; exit }
-		m = s / NR; v = (q - NR * m * m) / (NR - 1); if (v < 0) v = 0
-		printf "%.1f", 100 * sqrt(v) / m }')
+	read -r m lo hi cv < <(values "$2" "$3" | python3 "$REPO/bench/stats.py" median --cv)
 	awk -v l="$1" -v m="$m" -v lo="$lo" -v hi="$hi" -v s="$4" -v cv="$cv" -v n="$(values "$2" "$3" | wc -l)" \
 		'BEGIN { printf "| %-30s | %2d | %10.2f | %10.2f-%-10.2f | %6.1f%% | %5s%% |\n",
 			l, n, m / s, lo / s, hi / s, m ? 100 * (hi - lo) / m : 0, cv }'

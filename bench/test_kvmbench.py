@@ -277,6 +277,8 @@ class Render(unittest.TestCase):
                             (['1', '3'], '2 1 3'), (['0.1', '0.25'], '0.175 0.1 0.25'),
                             (['1e3', '5'], '502.5 5 1e3')):
             self.assertEqual(stats_cli.median_text(words), want)
+        self.assertAlmostEqual(stats_cli.cv_pct(['1', '2', '4']), 65.4654, places=3)
+        self.assertEqual(stats_cli.cv_pct(['5']), 0.0)
 
 
 class CompareEndToEnd(unittest.TestCase):

@@ -18,6 +18,7 @@ import sys
 import tempfile
 
 from . import runner, stats_cli
+from .cli import Usage, scan, test_command, vm_size
 from .results import Results
 
 PROG = 'bench/bisect-run'
@@ -66,10 +67,6 @@ In a kernel tree:
 RUN_TIMEOUT = 600
 
 
-class Usage(Exception):
-    """A bad command line: the message; exit 2 (125 in a bisection step)."""
-
-
 class CannotTest(Exception):
     """The kernel cannot be tested: exit 125 (the reason said)."""
 
@@ -97,34 +94,19 @@ class Config:
 def parse(argv):
     """A Config; None for --help; Usage on errors."""
     c = Config()
-    i = 0
-    while i < len(argv):
-        o = argv[i]
-        if o in ('-h', '--help'):
-            return None
-        if o == '--':
-            i += 1
-            break
-        if o not in VALUED:
-            raise Usage("unknown option '%s' (-h for help)" % o)
-        if len(argv) - i < 2:
-            raise Usage('%s needs a value' % o)
-        v = argv[i + 1]
+    got = scan(argv, dict.fromkeys(VALUED, 1))
+    if got is None:
+        return None
+    pairs, rest = got
+    for o, (v,) in pairs:
         if o == '--kernel-file':    # a bisection step: the kernel named in FILE
             try:
                 with open(v) as f:
                     v = f.readline().rstrip('\n')
             except OSError:
-                raise Usage("cannot read '%s'" % argv[i + 1])
+                raise Usage("cannot read '%s'" % v)
         setattr(c, VALUED[o], v)
-        i += 2
-    rest = argv[i:]
-    if not rest:
-        raise Usage('no test command after --')
-    c.test = rest[0][2:] if rest[0].startswith('./') else rest[0]
-    c.args = rest[1:]
-    if not re.fullmatch(r'[a-z0-9_/]+', c.test):
-        raise Usage("bad test name '%s'" % c.test)
+    c.test, c.args = test_command(rest)
     if sum(1 for v in (c.kernel, c.debian, c.packages) if v) != 1:
         raise Usage('give one of --kernel, --debian-kernel, --packages')
     if (c.modules or c.build) and not c.kernel:
@@ -141,12 +123,7 @@ def parse(argv):
     c.runs = int(c.runs)
     if not re.fullmatch(r'[1-9][0-9]*', c.smp):
         raise Usage("bad --smp '%s'" % c.smp)
-    if not re.fullmatch(r'[1-9][0-9]*[KMGT]?', c.mem):
-        raise Usage("bad --mem '%s'" % c.mem)
-    if c.arch == 'aarch64':
-        c.arch = 'arm64'
-    if c.arch not in ('x86_64', 'arm64'):
-        raise Usage("unknown arch '%s' (x86_64 or arm64)" % c.arch)
+    c.arch = vm_size(c.arch, c.mem)
     why = runner.check_cpu(c.cpu, c.arch)
     if why:
         raise Usage(why)

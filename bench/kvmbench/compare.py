@@ -18,6 +18,7 @@ import subprocess
 import sys
 
 from . import runner, stats_cli
+from .cli import Usage, scan, test_command, vm_size
 from .results import Results, elapsed
 from .stats import look_schedule
 
@@ -92,17 +93,13 @@ a verdict; 2 usage; 4 the test skipped (its reason shown).
 """
 
 
-class Usage(Exception):
-    """A bad command line: the message, exit 2."""
-
-
 def info(msg):
     print('%s: %s' % (PROG, msg), file=sys.stderr, flush=True)
 
 
 def positive(name, v):
     if not re.fullmatch(r'[1-9][0-9]*', v):
-        raise Usage('%s must be a positive number: %r' % (name, v))
+        raise Usage("%s must be a positive number: '%s'" % (name, v))
     return int(v)
 
 
@@ -144,54 +141,32 @@ def parse(argv):
             raise Usage("%s takes two values, A,B: '%s'" % (opt, v))
         c.spec_a, c.spec_b = a, b
 
-    i = 0
-    while i < len(argv):
-        o = argv[i]
-        if o in ('-h', '--help'):
-            return None
-        if o == '--':
-            i += 1
-            break
-        if o in ('--no-warmup', '--profile'):
-            if o == '--no-warmup':
-                c.warmup = False
-            else:
-                c.profile = True
-            i += 1
-            continue
-        if o == '--options':
-            if len(argv) - i < 3:
-                raise Usage("--options takes two option sets: 'OPTS_A' 'OPTS_B'")
+    arity = dict.fromkeys(VALUED, 1)
+    arity.update({'--kernels': 1, '--builds': 1, '--options': 2, '--no-warmup': 0,
+                  '--profile': 0})
+    got = scan(argv, arity, {'--options': "--options takes two option sets: 'OPTS_A' 'OPTS_B'"})
+    if got is None:
+        return None
+    pairs, rest = got
+    for o, v in pairs:
+        if o == '--no-warmup':
+            c.warmup = False
+        elif o == '--profile':
+            c.profile = True
+        elif o == '--options':
             set_mode('options')
-            c.spec_a, c.spec_b = argv[i + 1], argv[i + 2]
-            i += 3
-            continue
-        if o not in VALUED and o not in ('--kernels', '--builds'):
-            raise Usage("unknown option '%s' (-h for help)" % o)
-        if len(argv) - i < 2:
-            raise Usage('%s needs a value' % o)
-        v = argv[i + 1]
-        if o in ('--kernels', '--builds'):
+            c.spec_a, c.spec_b = v
+        elif o in ('--kernels', '--builds'):
             set_mode(o[2:])
-            two(o, v)
+            two(o, v[0])
         else:
-            setattr(c, VALUED[o], v)
+            setattr(c, VALUED[o], v[0])
             if o == '--profile-phase':
                 c.profile = True
-        i += 2
-    rest = argv[i:]
     if not c.mode:
         raise Usage("give --kernels A,B, --builds A,B or --options 'A' 'B'")
-    if not rest:
-        raise Usage('no test command after --')
-    c.test = rest[0][2:] if rest[0].startswith('./') else rest[0]
-    c.args = rest[1:]
-    if not re.fullmatch(r'[a-z0-9_/]+', c.test):
-        raise Usage("bad test name '%s'" % c.test)
-    if c.arch == 'aarch64':
-        c.arch = 'arm64'
-    if c.arch not in ('x86_64', 'arm64'):
-        raise Usage("unknown arch '%s' (x86_64 or arm64)" % c.arch)
+    c.test, c.args = test_command(rest)
+    c.arch = vm_size(c.arch, c.mem)
     c.runs = c.runs or ('8' if c.until else '10')
     if c.arch == 'arm64':
         c.clock = c.clock or 'tcg'
@@ -225,8 +200,6 @@ def parse(argv):
         raise Usage('--max-runs %d is below --runs %d' % (c.max_runs, c.runs))
     if not re.fullmatch(r'[0-9]+', c.hugepages):
         raise Usage("bad --hugepages '%s'" % c.hugepages)
-    if not re.fullmatch(r'[1-9][0-9]*[KMGT]?', c.mem):
-        raise Usage("bad --mem '%s'" % c.mem)
     if c.where not in ('auto', 'host', 'vm'):
         raise Usage("bad --where '%s' (auto, host or vm)" % c.where)
     if c.mode == 'kernels' and c.where == 'host':

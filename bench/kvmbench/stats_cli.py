@@ -6,7 +6,7 @@
   until A_DIR B_DIR     is every timing resolved to +-PCT at this look?
   spread DIR...         the A/A spread of the timings, runs to decide a change
   schedule FIRST LAST   runs a side at each look of --until
-  median                numbers on stdin, one a line: "median min max"
+  median [--cv]         numbers on stdin, one a line: "median min max [cv%]"
 """
 import argparse
 import json
@@ -164,6 +164,16 @@ def median_text(words):
     return '%s %s %s' % (med, vals[0], vals[-1])
 
 
+def cv_pct(words):
+    """The sample sd over the mean of numbers given as text, in percent;
+    0 for fewer than two or a zero mean."""
+    xs = [float(w) for w in words]
+    if len(xs) < 2 or not sum(xs):
+        return 0.0
+    s = summary(xs)
+    return 100 * s['sd'] / s['mean']
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog='bench/stats.py', description='every statistic of the bench scripts, in one place')
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -195,13 +205,16 @@ def main(argv):
     sp.add_argument('--change', type=float, default=0.05)
     sp.add_argument('--figures', help='comma-separated timings (default: all)')
     sp.add_argument('--level', type=float, default=FAMILY_LEVEL * 100)
-    sub.add_parser('median', help='numbers on stdin: "median min max"')
+    md = sub.add_parser('median', help='numbers on stdin: "median min max"')
+    md.add_argument('--cv', action='store_true',
+                    help='and the coefficient of variation, sd/mean in percent')
     s = sub.add_parser('schedule', help='runs a side at each look: FIRST .. LAST')
     s.add_argument('first', type=int)
     s.add_argument('last', type=int)
     args = ap.parse_args(argv)
     if args.cmd == 'median':
-        print(median_text(sys.stdin.read().split()))
+        words = sys.stdin.read().split()
+        print(median_text(words) + (' %.1f' % cv_pct(words) if args.cv else ''))
         return 0
     if args.cmd == 'schedule':
         print(' '.join(map(str, look_schedule(args.first, args.last))))

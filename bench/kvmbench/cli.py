@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""kvmbench.cli: the command-line checks bench/compare and bench/bisect-run
+share (a usage error is one line, exit 2)."""
+import re
+
+
+class Usage(Exception):
+    """A bad command line: the message."""
+
+
+def scan(argv, arity, short=None):
+    """The options before '--' as [(option, [values])], and the words
+    after it; None for -h/--help.  @arity: {option: how many values};
+    @short: {option: the message when its values are missing}."""
+    pairs, i = [], 0
+    while i < len(argv):
+        o = argv[i]
+        if o in ('-h', '--help'):
+            return None
+        if o == '--':
+            i += 1
+            break
+        if o not in arity:
+            raise Usage("unknown option '%s' (-h for help)" % o)
+        n = arity[o]
+        if len(argv) - i - 1 < n:
+            raise Usage((short or {}).get(o, '%s needs a value' % o))
+        pairs.append((o, argv[i + 1:i + 1 + n]))
+        i += 1 + n
+    return pairs, argv[i:]
+
+
+def test_command(words):
+    """(test, its arguments) from the words after '--'."""
+    if not words:
+        raise Usage('no test command after --')
+    test = words[0][2:] if words[0].startswith('./') else words[0]
+    if not re.fullmatch(r'[a-z0-9_/]+', test):
+        raise Usage("bad test name '%s'" % test)
+    return test, words[1:]
+
+
+def vm_size(arch, mem):
+    """@arch as vm/run names it (x86_64, arm64), after checking it and
+    the VM's --mem."""
+    if not re.fullmatch(r'[1-9][0-9]*[KMGT]?', mem):
+        raise Usage("bad --mem '%s'" % mem)
+    arch = 'arm64' if arch == 'aarch64' else arch
+    if arch not in ('x86_64', 'arm64'):
+        raise Usage("unknown arch '%s' (x86_64 or arm64)" % arch)
+    return arch
