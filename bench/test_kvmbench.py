@@ -17,7 +17,7 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import bisect, compare, render, results, runner, stats_cli  # noqa: E402
+from kvmbench import bisect, compare, perf, render, results, runner, stats_cli  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 # A fake perf test: writes time_ns from its directory's "base" file and
@@ -279,6 +279,45 @@ class Render(unittest.TestCase):
             self.assertEqual(stats_cli.median_text(words), want)
         self.assertAlmostEqual(stats_cli.cv_pct(['1', '2', '4']), 65.4654, places=3)
         self.assertEqual(stats_cli.cv_pct(['5']), 0.0)
+
+
+class Perf(unittest.TestCase):
+    def test_options(self):
+        c = perf.parse(['--size', '4M', '--vcpus', '2', '--debian-kernel', '6.1'])
+        self.assertEqual((c.where, c.kver, perf.vm_mem(c.size, c.vcpus)), ('vm', '6.1', '1040M'))
+        self.assertEqual(perf.vm_mem('1G', '4'), '9216M')
+        self.assertEqual(perf.vm_mem('2097152', '1'), '1028M')
+        for argv, msg in ((['--host', '--vm'], '--host and --vm exclude each other'),
+                          (['--vcpus', '0'], "not a positive number: '0'"),
+                          (['--size', '4T'], "bad --size '4T'"),
+                          (['--host', '--debian-kernel', '6.1'],
+                           "--debian-kernel is a VM's kernel: not with --host"),
+                          (['--bogus'], "unknown option '--bogus'")):
+            with self.assertRaises(perf.Usage) as e:
+                perf.parse(argv)
+            self.assertEqual(str(e.exception), msg)
+
+    def test_gather_and_summary(self):
+        console = ['bench/perf: measuring KVM on host: kernel 6.1, x86_64, module kvm_amd',
+                   'PERF-START 1', '', '$ ./demand_paging_test -u MISSING -b 4M --json /t/j',
+                   'RESULT test=demand_paging rate=20411.7 time_ns=100300000 pages=2048 '
+                   'uffd=MISSING faults=2048 lat_p50_ns=2900 lat_p99_ns=48100',
+                   'PERF-JSON-BEGIN', '{"runs": []}', '', 'PERF-JSON-END', 'PERF-END 1 0',
+                   'PERF-START 2', '', '$ ./dirty_log_perf_test -b 4M --json /t/j',
+                   'SKIP: no dirty ring', 'PERF-END 2 4']
+        g = perf.Gather()
+        out = io.StringIO()
+        g.feed((line + '\n' for line in console), out)
+        self.assertNotIn('PERF-', out.getvalue())
+        self.assertIn('SKIP: no dirty ring\n', out.getvalue())
+        self.assertEqual(perf.summary(g), (
+            '\nbench/perf: summary, KVM on host: kernel 6.1, x86_64, module kvm_amd (from the '
+            'RESULT lines)\n| run | exit | figures |\n| --- | --- | --- |\n'
+            '| ./demand_paging_test -u MISSING -b 4M | 0 | demand_paging: rate 20411 pages/s; '
+            'time 100.3 ms; 2048 pages; 2048 faults served, latency p50 2.9 us p99 48.1 us |\n'
+            '| ./dirty_log_perf_test -b 4M | 4 | no RESULT line: skipped |\n'))
+        self.assertEqual(perf.figures('RESULT test=other a_ns=5 rate=2 x=1'),
+                         'other: a_ns=5; rate=2')
 
 
 class CompareEndToEnd(unittest.TestCase):

@@ -8,7 +8,7 @@ class Usage(Exception):
     """A bad command line: the message."""
 
 
-def scan(argv, arity, short=None):
+def scan(argv, arity, short=None, unknown="unknown option '%s' (-h for help)"):
     """The options before '--' as [(option, [values])], and the words
     after it; None for -h/--help.  @arity: {option: how many values};
     @short: {option: the message when its values are missing}."""
@@ -21,7 +21,7 @@ def scan(argv, arity, short=None):
             i += 1
             break
         if o not in arity:
-            raise Usage("unknown option '%s' (-h for help)" % o)
+            raise Usage(unknown % o)
         n = arity[o]
         if len(argv) - i - 1 < n:
             raise Usage((short or {}).get(o, '%s needs a value' % o))

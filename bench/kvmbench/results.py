@@ -212,16 +212,16 @@ class Results:
         if rc == 4:
             what = 'skip'
         self._status(what, side, idx, rc)
-        print('%s: run %s: %s #%s%s %s' %
-              (self.name, progress(len(self.status()), self.total, self.start),
-               side.upper(), idx, ' (warm-up)' if warm else '', rc_text(rc)),
-              file=self.err, flush=True)
         if what != 'ok':
             print('---- %s run #%s: %s; its output:' % (side.upper(), idx, rc_text(rc)),
                   file=self.err)
             for line in output[-40:]:
                 print(line, file=self.err)
-            print('----', file=self.err, flush=True)
+            print('----', file=self.err)
+        print('%s: run %s: %s #%s%s %s' %
+              (self.name, progress(len(self.status()), self.total, self.start),
+               side.upper(), idx, ' (warm-up)' if warm else '', rc_text(rc)),
+              file=self.err, flush=True)
 
     def boot_failed(self, side, idx, rc):
         self._status('bootfail', side, idx, rc)

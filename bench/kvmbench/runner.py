@@ -42,13 +42,15 @@ def shell(func, *args, **kw):
 
 def ensure(arch, *packages):
     """The build's dependencies for @arch and @packages installed (Debian)."""
-    return shell('ensure_build_deps', arch) == 0 and shell('ensure_packages', *packages) == 0
+    return shell('ensure_build_deps', arch) == 0 and (
+        not packages or shell('ensure_packages', *packages) == 0)
 
-def build(src, arch, out):
+def build(src, arch, out, log=None):
     """A static kselftest install of the suite in @src for @arch under
-    @out (out/kselftest_install); the log's tail on failure."""
+    @out (out/kselftest_install), its log in @log (default out.build.log);
+    the log's tail on failure."""
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    return shell('build_suite', src, arch, out, out + '.build.log') == 0
+    return shell('build_suite', src, arch, out, log or out + '.build.log') == 0
 
 def host_kvm_why(test_dir):
     """'' when this host's /dev/kvm runs our guests (a probe with
