@@ -131,10 +131,13 @@ class Runner(unittest.TestCase):
             runner.kernel_args('latest')
         self.assertIsNone(runner.check_cpu('', 'arm64'))
         self.assertEqual(runner.check_cpu('intel', 'arm64'), '--cpu intel is for --arch x86_64 only')
-        self.assertEqual(runner.clock_env('icount', 'x86_64', 1),
-                         {'VMRUN_ICOUNT': 'shift=3,sleep=off'})
+        self.assertEqual(runner.clock_env('icount', 1), {'VMRUN_ICOUNT': 'shift=3,sleep=off'})
+        self.assertEqual(runner.clock_env('bochs', 1), {'VMRUN_ICOUNT': None})
         with self.assertRaisesRegex(ValueError, 'needs --smp 1'):
-            runner.clock_env('icount', 'x86_64', 2)
+            runner.clock_env('icount', 2)
+        self.assertEqual([runner.clock_pick(*a) for a in (('', '', ''), ('', '', '4'),
+                                                          ('', 'intel', ''), ('tcg', '', ''))],
+                         ['icount', 'tcg', 'bochs', 'tcg'])
 
     def run_guest(self, d, runs, timeout=5):
         """The guest's script run by sh here, its console filed."""
@@ -207,8 +210,10 @@ class CompareOptions(unittest.TestCase):
                  '--max-runs 40 is below --runs 50'),
                 (['--where', 'host', '--kernels', '6.1,6.12', '--', 't'],
                  '--kernels boots VMs: not --where host'),
-                (['--arch', 'arm64', '--clock', 'icount', '--options', 'a', 'b', '--', 't'],
-                 '--clock icount: x86_64 only (give --clock tcg)')):
+                (['--clock', 'icount', '--smp', '2', '--options', 'a', 'b', '--', 't'],
+                 '--clock icount needs --smp 1 (give --clock tcg for more)'),
+                (['--cpu', 'intel', '--clock', 'tcg', '--options', 'a', 'b', '--', 't'],
+                 "--clock is QEMU's; --cpu intel runs Bochs, whose clock counts instructions")):
             self.assertEqual(self.usage(argv), msg, argv)
 
     def test_defaults(self):
@@ -216,7 +221,7 @@ class CompareOptions(unittest.TestCase):
         self.assertEqual((c.runs, c.clock, c.smp, c.test, c.args, c.opts),
                          (10, 'icount', 1, 't', ['x'], {'a': ['-a', '1'], 'b': []}))
         c = compare.parse(['--arch', 'aarch64', '--until', '2', '--options', '', '', '--', 't'])
-        self.assertEqual((c.arch, c.runs, c.clock, c.smp), ('arm64', 8, 'tcg', 2))
+        self.assertEqual((c.arch, c.runs, c.clock, c.smp), ('arm64', 8, 'icount', 1))
         c = compare.parse(['--arch', 'x86_64', '--smp', '4', '--options', '', '', '--', 't'])
         self.assertEqual(c.clock, 'tcg')
         self.assertIsNone(compare.parse(['--runs', '1', '-h']))
@@ -246,7 +251,9 @@ class BisectOptions(unittest.TestCase):
                 (['--debian-kernel', '6.1', '--baseline', 'nope'] + base,
                  "baseline 'nope' is neither a file, a directory nor a Debian kernel version"),
                 (['--packages', '6.1', '--baseline', '6.1'] + base,
-                 '--packages needs at least two kernels: first good, last bad')):
+                 '--packages needs at least two kernels: first good, last bad'),
+                (['--debian-kernel', '6.1', '--clock', 'icount', '--smp', '2', '--baseline',
+                  '6.1'] + base, '--clock icount needs --smp 1 (give --clock tcg for more)')):
             with self.assertRaises(bisect.Usage) as e:
                 bisect.parse(argv)
             self.assertEqual(str(e.exception), msg)

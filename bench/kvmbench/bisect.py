@@ -29,7 +29,7 @@ usage: bench/bisect-run (--kernel IMAGE [--modules DIR] [--build 'CMD'] |
                          --debian-kernel VERSION | --packages V1,V2,...)
                         --baseline JSON|DIR|VERSION --figure NAME --threshold PCT
                         [--runs K] [--arch ARCH] [--cpu amd|intel] [--smp N] [--mem SIZE]
-                        [--out DIR] -- TEST ARGS...
+                        [--clock icount|tcg] [--out DIR] -- TEST ARGS...
 
   --kernel IMAGE     the kernel to judge (from a kernel tree: arch/x86/boot/bzImage,
                      arch/arm64/boot/Image), with --modules DIR if KVM is modular
@@ -48,7 +48,12 @@ usage: bench/bisect-run (--kernel IMAGE [--modules DIR] [--build 'CMD'] |
   --threshold PCT    bad if NAME is worse beyond the noise and by more than PCT%
   --runs K           measured runs (default 6; one warm-up run a boot dropped)
   --arch, --cpu, --smp, --mem   the VM (vm/run; default: host arch, its
-                     default CPU (amd: QEMU TCG with SVM; intel: Bochs, kvm_intel), 2, 2G)
+                     default CPU (amd: QEMU TCG with SVM; intel: Bochs, kvm_intel),
+                     1 with --clock icount else 2, 2G)
+  --clock C          the VM's clock, as bench/compare's: icount (default:
+                     counts instructions, steady; one vCPU) or tcg (the
+                     host's clock; the default with --smp N > 1); judge
+                     against a baseline measured on the same clock
   --out DIR          keep the runs there (default: a temporary directory)
 
 Exit status, as git bisect run reads it: 0 good, 1 bad, 125 cannot test
@@ -79,13 +84,13 @@ VALUED = {'--kernel': 'kernel', '--modules': 'modules', '--build': 'build',
           '--debian-kernel': 'debian', '--packages': 'packages', '--baseline': 'baseline',
           '--figure': 'figure', '--threshold': 'threshold', '--runs': 'runs', '--arch': 'arch',
           '--cpu': 'cpu', '--smp': 'smp', '--mem': 'mem', '--out': 'out',
-          '--kernel-file': 'debian'}
+          '--clock': 'clock', '--kernel-file': 'debian'}
 
 
 class Config:
     kernel = modules = build = debian = packages = baseline = figure = threshold = ''
-    out = cpu = ''
-    runs, smp, mem = '6', '2', '2G'
+    out = cpu = clock = smp = ''
+    runs, mem = '6', '2G'
 
     def __init__(self):
         self.arch = runner.host_arch()
@@ -121,12 +126,21 @@ def parse(argv):
     if not re.fullmatch(r'[1-9][0-9]*', c.runs) or int(c.runs) < 2:
         raise Usage("--runs must be at least 2: '%s'" % c.runs)
     c.runs = int(c.runs)
+    try:
+        c.clock_arg, c.clock = c.clock, runner.clock_pick(c.clock, c.cpu, c.smp)
+    except ValueError as e:
+        raise Usage(str(e))
+    c.smp = c.smp or ('1' if c.clock == 'icount' else '2')
     if not re.fullmatch(r'[1-9][0-9]*', c.smp):
         raise Usage("bad --smp '%s'" % c.smp)
     c.arch = vm_size(c.arch, c.mem)
     why = runner.check_cpu(c.cpu, c.arch)
     if why:
         raise Usage(why)
+    try:
+        c.env = runner.clock_env(c.clock, int(c.smp))
+    except ValueError as e:
+        raise Usage(str(e))
     side = c.baseline[-2:] if re.search(':[ab]$', c.baseline) else ''
     if os.path.isdir(c.baseline) or os.path.isfile(c.baseline[:len(c.baseline) - len(side)]):
         c.base_kind = 'json'
@@ -172,7 +186,7 @@ class Bisect:
         info('booting %s for %s (%d runs and a warm-up)' % (spec, side.upper(), n))
         vmrun = ['--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
             '--smp', c.smp, '--mem', c.mem]
-        vm = runner.VM(c.test, vmrun, {}, {'a': '/tests/kvm', 'b': '/tests/kvm'},
+        vm = runner.VM(c.test, vmrun, c.env, {'a': '/tests/kvm', 'b': '/tests/kvm'},
                        RUN_TIMEOUT, False)
         rc = vm.run(runs, self.results, self.dir, RUN_TIMEOUT * (n + 2),
                     runner.kernel_args(spec))
@@ -241,7 +255,8 @@ class Bisect:
         step = ['--out', os.path.join(out, 'step'), '--baseline', c.baseline,
                 '--figure', c.figure, '--threshold', c.threshold, '--runs', str(c.runs),
                 '--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
-                '--smp', c.smp, '--mem', c.mem, '--', c.test] + c.args
+                '--smp', c.smp, '--mem', c.mem] + (
+                    ['--clock', c.clock_arg] if c.clock_arg else []) + ['--', c.test] + c.args
         shutil.rmtree(repo, ignore_errors=True)
         os.makedirs(repo)
 

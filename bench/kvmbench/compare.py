@@ -44,9 +44,9 @@ usage: bench/compare --kernels A,B [options] -- TEST ARGS...
                     SVM; intel, Bochs with VMX (kvm_intel); implies the VM
   --smp N, --mem SIZE, --hugepages N   the VM's size (vm/run; default 1 with
                     --clock icount, else 2; 2G, 0)
-  --clock C         the VM's clock: icount (x86_64 default: counts
-                    instructions, steady; one vCPU) or tcg (the host's
-                    clock; arm64, and the default with --smp N > 1)
+  --clock C         the VM's clock: icount (default: counts instructions,
+                    steady; one vCPU) or tcg (the host's clock; the
+                    default with --smp N > 1)
   --per-boot N      --kernels: measured runs per boot (default 2)
   --where W         auto (default), host or vm: where the runs happen
   --no-warmup       keep the first run of a boot (default: dropped)
@@ -168,16 +168,10 @@ def parse(argv):
     c.test, c.args = test_command(rest)
     c.arch = vm_size(c.arch, c.mem)
     c.runs = c.runs or ('8' if c.until else '10')
-    if c.arch == 'arm64':
-        c.clock = c.clock or 'tcg'
-    if c.cpu == 'intel':   # Bochs: its clock follows its instruction count
-        if c.clock:
-            raise Usage("--clock is QEMU's; --cpu intel runs Bochs, whose clock counts "
-                        "instructions")
-        c.clock = 'bochs'
-    if not c.clock and c.smp and c.smp != '1':
-        c.clock = 'tcg'    # --smp N: the host's clock
-    c.clock = c.clock or 'icount'
+    try:
+        c.clock = runner.clock_pick(c.clock, c.cpu, c.smp)
+    except ValueError as e:
+        raise Usage(str(e))
     c.smp = c.smp or ('1' if c.clock == 'icount' else '2')
     why = runner.check_cpu(c.cpu, c.arch)
     if why:
@@ -208,11 +202,10 @@ def parse(argv):
         raise Usage("bad --figures '%s'" % c.figures)
     if not re.fullmatch(r'[a-z_]*', c.phase):
         raise Usage("bad --profile-phase '%s'" % c.phase)
-    if c.clock != 'bochs':
-        try:
-            c.env = runner.clock_env(c.clock, c.arch, c.smp)
-        except ValueError as e:
-            raise Usage(str(e))
+    try:
+        c.env = runner.clock_env(c.clock, c.smp)
+    except ValueError as e:
+        raise Usage(str(e))
     if c.mode == 'kernels':
         try:
             c.kernel = {'a': runner.kernel_args(c.spec_a), 'b': runner.kernel_args(c.spec_b)}

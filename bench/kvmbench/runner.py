@@ -92,23 +92,40 @@ def host_arch():
     m = os.uname().machine
     return 'arm64' if m == 'aarch64' else m
 
-def clock_env(clock, arch, smp):
+def clock_pick(clock, cpu, smp):
+    """The clock of a bench run: @clock (--clock) if given; bochs with
+    --cpu intel (Bochs' clock counts instructions; --clock is QEMU's),
+    else tcg with --smp N > 1, else icount.  ValueError(why) on a
+    conflict."""
+    if cpu == 'intel':
+        if clock:
+            raise ValueError("--clock is QEMU's; --cpu intel runs Bochs, whose clock counts "
+                             "instructions")
+        return 'bochs'
+    if clock:
+        if clock not in ('icount', 'tcg'):
+            raise ValueError("bad --clock '%s' (icount or tcg)" % clock)
+        return clock
+    return 'tcg' if smp and smp != '1' else 'icount'
+
+
+def clock_env(clock, smp):
     """The VM's environment for bench runs' clock, {VMRUN_ICOUNT: value
-    or None (unset)}; ValueError(why) on a conflict.  icount (the x86_64
+    or None (unset)}; ValueError(why) on a conflict.  icount (the
     default): TCG's clock counts instructions (-icount shift=3,sleep=off,
-    about real time on this machine), its timings steady to a few percent
-    run to run where the host's clock under TCG moves 100-700%
-    (docs/results/clocks.md); one vCPU (x86_64 hangs bringing up a second
-    with -icount).  tcg: the host's clock."""
+    about real time on this machine for x86_64, 1.8 times faster for
+    arm64), its timings steady to about 1% run to run where the host's
+    clock under TCG moves 100-1400% (docs/results/clocks.md); one vCPU
+    (x86_64 hangs bringing up a second with -icount).  tcg: the host's
+    clock; bochs (clock_pick's for --cpu intel): no QEMU option."""
     if clock == 'icount':
-        if arch != 'x86_64':
-            raise ValueError('--clock icount: x86_64 only (give --clock tcg)')
         if smp != 1:
             raise ValueError('--clock icount needs --smp 1 (give --clock tcg for more)')
         return {'VMRUN_ICOUNT': 'shift=3,sleep=off'}
-    if clock == 'tcg':
+    if clock in ('tcg', 'bochs'):
         return {'VMRUN_ICOUNT': None}
     raise ValueError("bad --clock '%s' (icount or tcg)" % clock)
+
 
 def guest_script(test, timeout, profile, runs, dirs):
     """The guest's shell for @runs of ./@test, each side's tests in
