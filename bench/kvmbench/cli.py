@@ -3,9 +3,7 @@
 share (a usage error is one line, exit 2)."""
 import re
 
-
-class Usage(Exception):
-    """A bad command line: the message."""
+from .errors import UsageError as Usage  # a bad command line: the message, exit 2
 
 
 def scan(argv, arity, short=None, unknown="unknown option '%s' (-h for help)"):
