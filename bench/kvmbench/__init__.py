@@ -3,7 +3,7 @@
 
 Run as python3 -m kvmbench.NAME with bench/ on PYTHONPATH: the thin shell
 entry points do that (bench/compare, bench/bisect-run and bench/perf
-through exec.sh, vm/kvm-build); bench/stats.py runs stats_cli.py.  The
+through exec.sh, vm/kvm-build, lava/lab); bench/stats.py runs stats_cli.py.  The
 layers, each usable alone:
 
   stats      the statistics on plain lists: summaries, the exact
@@ -30,6 +30,9 @@ layers, each usable alone:
              its runs' shell)
   kvm_build  vm/kvm-build: KVM's modules built from a source tree or
              patches for a Debian kernel (kvm_tree, debian)
+  lava*, lab LAVA: its REST API (lava), jobs (lavajobs), vm/suite --lava
+             (lavasuite), bench/compare --lava and --jobs (lavacompare),
+             a local lab (lab, lava/lab)
   cli, errors  the option checks the programs share; the errors they end
              with (a one-line message and an exit status)
   stats_cli  bench/stats.py's subcommands (compare, judge, until, spread,

@@ -31,7 +31,15 @@ setups, interleaved, K times each, and judges every figure it writes
 usage: bench/compare --kernels A,B [options] -- TEST ARGS...
        bench/compare --builds DIR_A,DIR_B [options] -- TEST ARGS...
        bench/compare --options 'OPTS_A' 'OPTS_B' [options] -- TEST ARGS...
+       bench/compare --lava URL|local (--options A B | --kernels A,B | --builds A,B)
+                     [--per-job N] [options] -- TEST ARGS...
+       bench/compare --lava URL|local --jobs A_IDS B_IDS [--level L] [--out DIR]
 
+  --lava URL        A's and B's runs as LAVA jobs on that lab (local: lava/lab's),
+                    interleaved over its devices, a boot a job (a warm-up and
+                    --per-job runs, default 2); figures from LAVA's results;
+                    each job named (job 42); with --jobs A_IDS B_IDS (comma-
+                    separated) judges jobs already run (docs/lava.md)
   --kernels A,B     two kernels, each a Debian kernel version (6.1, 6.12,
                     6.12.115+deb12: vm/run --debian-kernel) or an image
                     path, IMAGE or IMAGE:MODULES_DIR; VM boots alternate
@@ -450,6 +458,10 @@ class Compare:
 
 
 def main(argv):
+    head = argv[:argv.index('--')] if '--' in argv else argv
+    if '--lava' in head:        # runs as LAVA jobs, or --jobs already run
+        from . import lavacompare
+        return lavacompare.main(argv)
     try:
         c = parse(argv)
         if c is None:
