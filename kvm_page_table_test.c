@@ -404,6 +404,8 @@ int main(int argc, char *argv[])
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	perf_test_options_init(&o, DEFAULT_VCPU_MEMORY, 1);
 	parse_args(argc, argv, &o);
+	/* -b auto: two 2M mappings; -L: 256 guest pages of 64K, faults judged. */
+	o.auto_min_bytes = o.large_pages ? 16 * MB : 4 * MB;
 	perf_test_options_check(&o, false);
 	why = kvm_backing_src_flags_unavailable(o.backing, KVM_MEM_LOG_DIRTY_PAGES);
 	if (why)

@@ -71,6 +71,8 @@ extern struct perf_test_args perf_test_args;
 struct perf_test_options {
 	const char *mode_arg;		/* -m */
 	uint64_t vcpu_memory_bytes;	/* -b */
+	bool auto_size;			/* -b auto */
+	uint64_t auto_min_bytes;	/* set by the test: -b auto's least size */
 	int nr_vcpus;			/* -v */
 	bool partition;			/* cleared by -o */
 	uint32_t backing;		/* -s */

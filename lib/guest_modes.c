@@ -57,7 +57,8 @@ void guest_modes_help(FILE *out)
 {
 	int i;
 
-	fprintf(out, " -m: specify the guest mode ID to test (default: all supported):\n");
+	fprintf(out, " -m: specify the guest mode ID to test, or first: the first listed\n"
+		"     (default: all supported):\n");
 	for (i = 0; i < NUM_VM_MODES; i++)
 		if (guest_mode_arch_supported(i))
 			fprintf(out, "     %2d: %s\n", i, guest_modes[i].name);
@@ -74,9 +75,14 @@ int try_parse_guest_mode(const char *arg)
 
 void guest_modes_cmdline(const char *arg)
 {
-	int mode = parse_long("guest mode (-m)", arg, 0, NUM_VM_MODES - 1), i;
+	int mode, i;
 
-	if (try_parse_guest_mode(arg) < 0) {
+	for (mode = 0; !strcmp(arg, "first") && mode < NUM_VM_MODES - 1; mode++)
+		if (guest_mode_arch_supported(mode))
+			break;
+	if (strcmp(arg, "first"))
+		mode = parse_long("guest mode (-m)", arg, 0, NUM_VM_MODES - 1);
+	if (!guest_mode_arch_supported(mode)) {
 		guest_modes_help(stderr);
 		test_usage_error("Guest mode %d (%s) is not supported by this host",
 				 mode, guest_modes[mode].name);

@@ -26,6 +26,7 @@ void perf_test_options_init(struct perf_test_options *o, uint64_t bytes, int nr_
 {
 	*o = (struct perf_test_options) {
 		.vcpu_memory_bytes = bytes,
+		.auto_min_bytes = 2 * MB,
 		.nr_vcpus = nr_vcpus,
 		.partition = true,
 		.backing = DEFAULT_VM_MEM_SRC,
@@ -50,11 +51,14 @@ bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg)
 {
 	switch (opt) {
 	case 'm':
-		parse_long("guest mode (-m)", arg, 0, NUM_VM_MODES - 1);
+		if (strcmp(arg, "first"))
+			parse_long("guest mode (-m)", arg, 0, NUM_VM_MODES - 1);
 		o->mode_arg = arg;
 		return true;
 	case 'b':
-		o->vcpu_memory_bytes = parse_size(arg);
+		o->auto_size = !strcmp(arg, "auto");
+		if (!o->auto_size)
+			o->vcpu_memory_bytes = parse_size(arg);
 		return true;
 	case 'v':
 		o->nr_vcpus = parse_long("vCPU count (-v)", arg, 1, KVM_MAX_VCPUS);
@@ -121,11 +125,14 @@ int perf_test_getopt(int argc, char *argv[], const char *test_opts,
 void perf_test_options_help(FILE *out, const struct perf_test_options *d)
 {
 	guest_modes_help(out);
-	fprintf(out, " -b: guest memory each vCPU touches, e.g. 10M or 3G (default: %luM)\n"
+	fprintf(out, " -b: guest memory each vCPU touches, e.g. 10M or 3G (default: %luM);\n"
+		"     auto: one page of the backing source (-s), at least %luM, a skip\n"
+		"     where MemAvailable (hugetlb: the free huge pages) cannot hold it\n"
 		" -v: number of vCPUs (default: %d, at most %d)\n"
 		" -o: overlap: every vCPU touches all of test memory (vCPUs x size), instead\n"
 		"     of its own slice\n",
-		(unsigned long)(d->vcpu_memory_bytes / MB), d->nr_vcpus, KVM_MAX_VCPUS);
+		(unsigned long)(d->vcpu_memory_bytes / MB),
+		(unsigned long)(d->auto_min_bytes / MB), d->nr_vcpus, KVM_MAX_VCPUS);
 	backing_src_help(out, "-s");
 	fprintf(out, " -c: pin vCPU threads to these CPUs, e.g. 2,3,4-5: one per vCPU, plus\n"
 		"     optionally one more for the main thread\n"
@@ -215,6 +222,16 @@ static void check_cpu_list(struct perf_test_options *o)
 	o->pin = true;
 }
 
+/* -b auto: one page of the backing, at least the test's minimum. */
+static void resolve_auto_size(struct perf_test_options *o)
+{
+	uint64_t pagesz = get_backing_src_pagesz(o->backing);
+
+	o->vcpu_memory_bytes = o->auto_min_bytes;
+	if (pagesz)
+		o->vcpu_memory_bytes = ALIGN_UP(o->vcpu_memory_bytes, pagesz);
+}
+
 /* Test memory must fit in this host's RAM: every page gets touched. */
 static void check_ram(const struct perf_test_options *o)
 {
@@ -223,7 +240,7 @@ static void check_ram(const struct perf_test_options *o)
 	if (o->vcpu_memory_bytes > UINT64_MAX / o->nr_vcpus)
 		test_usage_error("Test memory of %d vCPUs x 0x%lx bytes (-v, -b) overflows",
 				 o->nr_vcpus, (unsigned long)o->vcpu_memory_bytes);
-	if (perf_test_mem_size(o) > ram)
+	if (!o->auto_size && perf_test_mem_size(o) > ram)
 		test_usage_error("Test memory 0x%lx bytes (-b, -v) exceeds this host's RAM, 0x%lx bytes",
 				 (unsigned long)perf_test_mem_size(o), (unsigned long)ram);
 }
@@ -277,6 +294,11 @@ static void check_host(const struct perf_test_options *o, bool host_only)
 
 	if (!get_backing_src_pagesz(o->backing))
 		test_skip("Backing source %s is not supported by this host",
+			  vm_mem_backing_src_alias(o->backing)->name);
+	if (o->auto_size && !backing_src_is_hugetlb(o->backing) &&
+	    total > meminfo_kb("MemAvailable") * KB)
+		test_skip("-b auto: %d vCPUs x 0x%lx bytes of %s exceed MemAvailable",
+			  o->nr_vcpus, (unsigned long)o->vcpu_memory_bytes,
 			  vm_mem_backing_src_alias(o->backing)->name);
 	backing_src_require(o->backing, total);
 	if (o->numa_node >= 0 &&
@@ -333,6 +355,8 @@ void perf_test_options_check(struct perf_test_options *o, bool host_only)
 	if (o->numa_node >= 0 && !backing_src_host_readable(o->backing))
 		test_usage_error("-N binds the host's mapping of test memory; -s %s has none",
 				 vm_mem_backing_src_alias(o->backing)->name);
+	if (o->auto_size)
+		resolve_auto_size(o);
 	check_ram(o);
 	check_sizes(o, get_backing_src_pagesz(o->backing));
 	if (o->cpu_list)
