@@ -49,12 +49,13 @@ endif
 TEST_GEN_PROGS := $(sort $(patsubst %.c,%,$(wildcard *.c) \
 		    $(wildcard $(ARCH_DIR)/*.c) $(wildcard unit/*.c)))
 
-# Case tables over the perf tests: installed beside them, but not in the
-# kselftest list (they run for minutes under emulation); vm/suite runs
-# them, and so can anyone: ./demand_paging_cases.sh
-TEST_PROGS_EXTENDED := $(sort $(wildcard *_cases.sh))
-# What those scripts source.
-TEST_FILES := cases_lib.sh
+# The cases (testcases/<test>/<name>.test) and their runner, installed
+# as kvm/testcases/ beside the tests but not in the kselftest list (they
+# run for minutes under emulation): vm/suite runs them, and so can anyone
+# (kvm/testcases/run.sh).  The cases' helper also beside the tests, where
+# upstream's runner (-p DIR_OF_THE_TESTS) finds it.
+TEST_PROGS_EXTENDED := testcases/faults.sh
+TEST_FILES := testcases
 
 LIBKVM_C := $(wildcard lib/*.c lib/$(ARCH_DIR)/*.c)
 LIBKVM_S := $(wildcard lib/$(ARCH_DIR)/*.S)
@@ -152,8 +153,9 @@ KSFT_INSTALL_PATH ?= $(OUTPUT)/kselftest_install
 kselftest_install: all
 	rm -rf $(KSFT_INSTALL_PATH)
 	mkdir -p $(KSFT_INSTALL_PATH)/kvm $(KSFT_INSTALL_PATH)/kselftest
-	cp $(TEST_GEN_PROGS) $(TEST_PROGS_EXTENDED) $(TEST_FILES) settings config \
+	cp $(TEST_GEN_PROGS) $(TEST_PROGS_EXTENDED) settings config \
 	   $(KSFT_INSTALL_PATH)/kvm/
+	cp -r $(TEST_FILES) $(KSFT_INSTALL_PATH)/kvm/
 	cp $(KSFT_DIR)/run_kselftest.sh $(KSFT_INSTALL_PATH)/
 	cp $(KSFT_DIR)/kselftest/runner.sh $(KSFT_DIR)/kselftest/prefix.pl \
 	   $(KSFT_INSTALL_PATH)/kselftest/

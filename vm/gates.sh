@@ -100,10 +100,10 @@ fuzz_check() {
 	FAILED=$((FAILED + $(grep -c '^not ok ' "$LOGS/fuzz.log" || true)))
 }
 
-# host_kvm_check DIR: the kselftest list, the case tables and the fault
-# cases of the install tree DIR on this host's /dev/kvm, if it runs them.
+# host_kvm_check DIR: the kselftest list and the cases of the install
+# tree DIR on this host's /dev/kvm, if it runs them.
 host_kvm_check() {
-	local dir=$1 c rc
+	local dir=$1 rc=0
 	if ! host_kvm_runs_guests "$dir/kvm"; then
 		echo "ok host /dev/kvm # SKIP $HOST_KVM_WHY"
 		SKIPPED=$((SKIPPED + 1))
@@ -111,14 +111,12 @@ host_kvm_check() {
 	fi
 	(cd "$dir" && ./run_kselftest.sh) </dev/null 2>&1 | tee "$LOGS/host-kvm.log"
 	count_tap "$LOGS/host-kvm.log"
-	for c in "$dir"/kvm/*_cases.sh; do
-		c=${c##*/} rc=0
-		(cd "$dir/kvm" && "./$c") </dev/null >"$LOGS/host-$c.log" 2>&1 || rc=$?
-		grep -E '^not ok|^# [0-9]+ passed' "$LOGS/host-$c.log" || true
-		count_tap "$LOGS/host-$c.log"
-		grep -q '^not ok' "$LOGS/host-$c.log" || ((rc == 0 || rc == 4)) ||
-			fail "host /dev/kvm: $c exited $rc"
-	done
+	rm -rf "$LOGS/host-cases"
+	"$dir/kvm/testcases/run.sh" -o "$LOGS/host-cases" </dev/null >"$LOGS/host-cases.log" 2>&1 || rc=$?
+	grep -E '^not ok|^# [0-9]+ passed' "$LOGS/host-cases.log" || true
+	count_tap "$LOGS/host-cases.log"
+	grep -q '^not ok' "$LOGS/host-cases.log" || ((rc == 0 || rc == 4)) ||
+		fail "host /dev/kvm: testcases/run.sh exited $rc"
 }
 
 # host_gates X86_BUILT SANITIZER...: the gates that run on this host: its
