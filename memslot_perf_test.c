@@ -207,7 +207,9 @@ static void help(const char *name, const void *defaults)
 	       d->slots_cap, d->first, d->last, d->c.seconds, d->runs);
 	guest_modes_help(stdout);
 	printf("     (this test runs mode %d unless told, as upstream's)\n"
-	       " -b: test memory, split evenly into the slots, e.g. 32M (default: %luM)\n",
+	       " -b: test memory, split evenly into the slots, e.g. 32M (default: %luM);\n"
+	       "     auto: two pages of the backing source (-t), at least 1M, a skip\n"
+	       "     where MemAvailable (hugetlb: the free huge pages) cannot hold it\n",
 	       VM_MODE_DEFAULT, (unsigned long)(d->mem_bytes / MB));
 	backing_src_help(stdout, "-t");
 	printf(" --json FILE: also write the options and figures as one JSON object to FILE\n"
@@ -265,7 +267,8 @@ static void parse_opt(struct mp_params *p, int opt, const char *arg)
 		p->c.o.mode_arg = arg;
 		break;
 	case 'b':
-		p->mem_bytes = parse_size(arg);
+		p->c.o.auto_size = !strcmp(arg, "auto");
+		p->mem_bytes = p->c.o.auto_size ? 0 : parse_size(arg);
 		break;
 	case 't':
 		p->c.o.backing = parse_backing_src_type(arg);
@@ -338,6 +341,9 @@ static void check_params(struct mp_params *p)
 		snprintf(p->mode_buf, sizeof(p->mode_buf), "%d", VM_MODE_DEFAULT);
 		p->c.o.mode_arg = p->mode_buf;
 	}
+	/* -b auto: two pages of the backing (the tests work in halves). */
+	if (p->c.o.auto_size)
+		p->mem_bytes = align > MB / 2 ? 2 * align : MB;
 	p->c.o.vcpu_memory_bytes = p->mem_bytes;
 	if (!backing_src_host_readable(p->c.o.backing))
 		test_usage_error("The tests write and check test memory from the host; -t %s has no host view",

@@ -57,8 +57,7 @@ bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg)
 		return true;
 	case 'b':
 		o->auto_size = !strcmp(arg, "auto");
-		if (!o->auto_size)
-			o->vcpu_memory_bytes = parse_size(arg);
+		o->vcpu_memory_bytes = o->auto_size ? 0 : parse_size(arg);
 		return true;
 	case 'v':
 		o->nr_vcpus = parse_long("vCPU count (-v)", arg, 1, KVM_MAX_VCPUS);
@@ -227,6 +226,8 @@ static void resolve_auto_size(struct perf_test_options *o)
 {
 	uint64_t pagesz = get_backing_src_pagesz(o->backing);
 
+	if (o->vcpu_memory_bytes)	/* the test sized it itself */
+		return;
 	o->vcpu_memory_bytes = o->auto_min_bytes;
 	if (pagesz)
 		o->vcpu_memory_bytes = ALIGN_UP(o->vcpu_memory_bytes, pagesz);

@@ -41,7 +41,7 @@ qemu_diagnose() { :; }
 # TCG, nested SVM guests froze after dozens of test runs in a boot (soft
 # lockup on every vCPU at once), single-threaded ran 540 runs clean and
 # no slower on 2 host cores; arm64 guests running KVM guests froze whole
-# too (demand_paging_cases.sh, twice, on 6.12), so both arches take one.
+# too (the demand-paging cases, twice, on 6.12), so both arches take one.
 tcg_accel() {
 	echo "tcg,thread=${VMRUN_TCG_THREAD:-single}"
 }
