@@ -7,8 +7,8 @@
 #   guest.sh fetch URL     a kselftest tarball (KernelCI's kselftest.tar.xz,
 #                          or this suite's install tree tarred) into $TESTS
 #   guest.sh list          the kselftest list: a test case a test
-#   guest.sh tables [RE]   the case tables (*_cases.sh; RE: grep -E on their
-#                          names): a test case a table case, TABLE.ARGS
+#   guest.sh tables [RE]   the cases (testcases/run.sh; RE: grep -E on their
+#                          tests' names): a test case a case, case.COMMAND
 #   guest.sh perf NAME TEST ARGS...
 #                          one perf run (TEST ARGS --json): test case NAME,
 #                          then each figure of its RESULT lines as NAME.FIGURE
@@ -78,13 +78,14 @@ list() {
 }
 
 tables() {
-	for t in "$KVM"/*_cases.sh; do
-		[ -x "$t" ] || continue
-		n=${t##*/}
-		n=${n%_cases.sh}
-		[ -z "$1" ] || printf '%s\n' "$n" | grep -Eq -- "$1" || continue
-		(cd "$KVM" && "./${t##*/}") | tap "$n"
-	done
+	[ -x "$KVM/testcases/run.sh" ] || return 0
+	# shellcheck disable=SC2046 # test names: one word each
+	set -- $(cd "$KVM/testcases" && for d in */; do
+		[ -z "$1" ] || printf '%s\n' "${d%/}" | grep -Eq -- "$1" || continue
+		echo "${d%/}"
+	done)
+	[ $# -gt 0 ] || return 0
+	(cd "$KVM" && ./testcases/run.sh "$@") | tap case
 }
 
 # figures JSON: "run FIGURE VALUE UNIT" a figure, "stat SCOPE.NAME DELTA

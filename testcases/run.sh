@@ -106,15 +106,16 @@ wanted() {
 select_cases() {
 	[ $# -gt 0 ] || set -- "$DIR"/*/
 	for a in "$@"; do
-		[ -f "$a" ] || [ -d "$a" ] || [ -d "$DIR/$a" ] ||
-			die "no test or case file '$a' (under $DIR)"
+		case $a in
+		*.test) [ -f "$a" ] ;;
+		*) [ -d "$DIR/$a" ] || [ -d "$a" ] ;;
+		esac || die "no test or case file '$a' (under $DIR)"
 	done
 	for a in "$@"; do
-		if [ -f "$a" ]; then
-			echo "$a"
-			continue
-		fi
-		[ -d "$a" ] || a=$DIR/$a
+		case $a in
+		*.test) echo "$a"; continue ;;
+		esac
+		[ -d "$DIR/$a" ] && a=$DIR/$a
 		for f in "${a%/}"/*.test; do
 			[ -f "$f" ] && echo "$f"
 		done
