@@ -211,7 +211,7 @@ static void help(const char *name, const void *defaults)
 	       "     auto: two pages of the backing source (-t), at least 1M, a skip\n"
 	       "     where MemAvailable (hugetlb: the free huge pages) cannot hold it\n",
 	       VM_MODE_DEFAULT, (unsigned long)(d->mem_bytes / MB));
-	backing_src_help(stdout, "-t");
+	backing_src_help(stdout, "-t", d->c.o.backing);
 	printf(" --json FILE: also write the options and figures as one JSON object to FILE\n"
 	       "\nTests:\n");
 	for (i = 0; i < NR_OPS; i++)

@@ -142,7 +142,8 @@ bool backing_src_is_private(uint32_t i);
 bool backing_src_host_readable(uint32_t i);
 int try_parse_backing_src_type(const char *name);
 enum vm_mem_backing_src_type parse_backing_src_type(const char *name);
-void backing_src_help(FILE *out, const char *flag);
+/* The backing sources, for -h: @flag and the test's default, @dflt. */
+void backing_src_help(FILE *out, const char *flag, uint32_t dflt);
 /* Skip (exit 4) unless @size bytes of @type can be had on this host. */
 void backing_src_require(uint32_t type, uint64_t size);
 size_t get_def_hugetlb_pagesz(void);

@@ -183,13 +183,13 @@ int try_parse_backing_src_type(const char *name)
 	return -1;
 }
 
-void backing_src_help(FILE *out, const char *flag)
+void backing_src_help(FILE *out, const char *flag, uint32_t dflt)
 {
 	int i;
 
 	fprintf(out, " %s: specify the type of memory that should be used to\n"
 		"     back the guest data region. (default: %s)\n     ",
-		flag, backing_src_table[DEFAULT_VM_MEM_SRC].name);
+		flag, backing_src_table[dflt].name);
 	for (i = 0; i < NUM_SRC_TYPES; i++)
 		fprintf(out, "%s%s", backing_src_table[i].name,
 			i + 1 < NUM_SRC_TYPES ? (i % 4 == 3 ? ",\n     " : ", ") : "\n");
@@ -201,7 +201,7 @@ enum vm_mem_backing_src_type parse_backing_src_type(const char *name)
 
 	if (i < 0) {
 		fprintf(stderr, "Unknown backing source type '%s'; valid:\n", name);
-		backing_src_help(stderr, "-s");
+		backing_src_help(stderr, "-s", DEFAULT_VM_MEM_SRC);
 		exit(KSFT_FAIL);
 	}
 	return i;

@@ -80,8 +80,8 @@ static void help(const char *name, const struct mmu_params *d)
 	       " -s: memslot size, the host memory the test maps (GiB as a bare number,\n"
 	       "     or a size; default: -m/16, a multiple of the backing page: 0x%lx)\n",
 	       d->nr_vcpus, (unsigned long)d->guest_mem, (unsigned long)d->slot_size);
-	backing_src_help(stdout, "-t");
-	printf("     (here the default is shmem: upstream's memfd)\n"
+	backing_src_help(stdout, "-t", d->backing);
+	printf("     (shmem: upstream's memfd)\n"
 	       " -H: hugepages: -t shared_hugetlb (upstream's memfd with MFD_HUGETLB)\n"
 	       " --json FILE: also write the options and figures as JSON to FILE\n");
 }

@@ -132,7 +132,7 @@ void perf_test_options_help(FILE *out, const struct perf_test_options *d)
 		"     of its own slice\n",
 		(unsigned long)(d->vcpu_memory_bytes / MB),
 		(unsigned long)(d->auto_min_bytes / MB), d->nr_vcpus, KVM_MAX_VCPUS);
-	backing_src_help(out, "-s");
+	backing_src_help(out, "-s", d->backing);
 	fprintf(out, " -c: pin vCPU threads to these CPUs, e.g. 2,3,4-5: one per vCPU, plus\n"
 		"     optionally one more for the main thread\n"
 		" -B: no start barrier: vCPUs enter the guest while later vCPU threads\n"
@@ -145,8 +145,7 @@ void perf_test_options_help(FILE *out, const struct perf_test_options *d)
 		"     the top of guest-physical space); must not overlap the test binary\n"
 		" -L: map test memory in the guest with the largest pages the guest mode\n"
 		"     allows (default: the guest mode's page size)\n"
-		" -N: bind test memory to this NUMA node (checked after the run); it was\n"
-		"     -n before -n took upstream's meaning (nested)\n"
+		" -N: bind test memory to this NUMA node (checked after the run)\n"
 		" --json FILE: also write the options and figures, with the KVM stats\n"
 		"     that moved while timed, as one JSON object to FILE\n"
 		" --profile FILE: sample the kernel (CPU clock) on the test's CPUs while\n"
