@@ -41,6 +41,7 @@
  */
 #include <sys/mman.h>
 
+#include "fault_inject.h"
 #include "mmu_stress.h"
 #include "perf_report.h"
 #include "perf_test_util.h"
@@ -501,7 +502,8 @@ static bool punch_phase(struct mmu_times *t, char *err, size_t len)
 	}
 	t->munmap = since(start);
 	start = timespec_now();
-	ret = __vm_guest_mem_punch_hole(st.vm, st.gpa + mmu.alias_size, st.victim_size);
+	ret = fault_inject("punch_skip") ? 0 :
+	      __vm_guest_mem_punch_hole(st.vm, st.gpa + mmu.alias_size, st.victim_size);
 	if (ret) {
 		snprintf(err, len, "fallocate(PUNCH_HOLE) of the guest_memfd: %s", strerror(-ret));
 		return false;

@@ -27,6 +27,7 @@
 #include <getopt.h>
 #include <sys/mman.h>
 
+#include "fault_inject.h"
 #include "perf_report.h"
 #include "perf_test_util.h"
 
@@ -53,6 +54,9 @@ struct pmc_params {
 	uint64_t chunk_pages;	/* -k */
 	uint64_t rounds;	/* -r */
 };
+
+/* KVM_SELFTEST_FAIL: leave out the punch, or the host's writes. */
+static bool punch_skip, host_write_skip;
 
 /* Host side, summed over the vCPU threads. */
 static struct {
@@ -138,7 +142,7 @@ static bool convert(struct kvm_vm *vm, const struct ucall *uc, char *err, size_t
 					 to_private ? KVM_MEMORY_ATTRIBUTE_PRIVATE : 0);
 	if (!ret && to_private)
 		ret = madvise(hva, size, MADV_DONTNEED) ? -errno : 0;
-	else if (!ret)
+	else if (!ret && !punch_skip)
 		ret = __vm_guest_mem_punch_hole(vm, gpa, size);
 	tally_add(to_private, size / psz, timespec_to_ns(timespec_elapsed(start)));
 	if (ret) {
@@ -146,7 +150,7 @@ static bool convert(struct kvm_vm *vm, const struct ucall *uc, char *err, size_t
 			 (unsigned long)size, to_private ? "private" : "shared", strerror(-ret));
 		return false;
 	}
-	for (off = 0; !to_private && off < size; off += psz)
+	for (off = 0; !to_private && !host_write_skip && off < size; off += psz)
 		*(uint64_t *)(hva + off) = PMC_HOST(round, gpa + off);
 	return true;
 }
@@ -326,6 +330,8 @@ int main(int argc, char *argv[])
 	p.o.guest_code = guest_code;
 	parse_args(argc, argv, &p);
 	check_params(&p);
+	punch_skip = fault_inject("punch_skip");
+	host_write_skip = fault_inject("host_write_skip");
 	perf_report_open("private_mem_conversions_test", p.o.json_path, argc, argv);
 	for_each_guest_mode(run_guest_mode, &p);
 	perf_report_close();

@@ -8,6 +8,12 @@
  *   guest_assert    vCPU 0 of a perf test fails a GUEST_ASSERT mid-pass
  *   split_expect    dirty_log_page_splitting_test expects the other splitting
  *   nx_expect       nx_huge_pages_test expects the other VM's stats at a step
+ *   guest_check     the guest's check of private test memory expects another
+ *                   pattern (perf_test_check_memory())
+ *   punch_skip      mmu_stress_test and private_mem_conversions_test leave
+ *                   out a guest_memfd punch (the guest must not read zeroes)
+ *   host_write_skip private_mem_conversions_test leaves out the host's
+ *                   writes to memory converted to shared
  */
 #ifndef SELFTEST_KVM_FAULT_INJECT_H
 #define SELFTEST_KVM_FAULT_INJECT_H

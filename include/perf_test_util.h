@@ -52,6 +52,7 @@ struct perf_test_args {
 	bool random_access;
 	bool inject_guest_assert;	/* KVM_SELFTEST_FAIL=guest_assert */
 	bool verify;		/* the next pass checks every written page instead */
+	uint64_t verify_flip;	/* KVM_SELFTEST_FAIL=guest_check: expect another pattern */
 	uint64_t iteration;	/* the pass the host asked for */
 	struct perf_test_vcpu_args vcpu_args[KVM_MAX_VCPUS];
 	/* Host only. */

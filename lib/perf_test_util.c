@@ -94,7 +94,7 @@ static __guest_code uint64_t guest_check_pages(uint64_t base)
 	for (off = 0; off < pta->size; off += pta->page_size) {
 		if (!perf_test_page_written(off))
 			continue;
-		got = READ_ONCE(*(uint64_t *)(base + off));
+		got = READ_ONCE(*(uint64_t *)(base + off)) ^ pta->verify_flip;
 		GUEST_ASSERT_MSG(got == PERF_TEST_PATTERN(off),
 				 "Test memory at offset 0x%lx: 0x%lx, expected 0x%lx (guest check)",
 				 (unsigned long)off, (unsigned long)got,
@@ -410,6 +410,7 @@ static uint64_t guest_check_memory(void)
 	TEST_ASSERT(!pta->own_guest_code,
 		    "%s memory is checked by the walker's guest code; this test has its own",
 		    vm_mem_backing_src_alias(pta->backing)->name);
+	write_guest_global(pta->vm, perf_test_args.verify_flip, fault_inject("guest_check"));
 	write_guest_global(pta->vm, perf_test_args.verify, true);
 	vcpu_run(vcpu);
 	switch (get_ucall(vcpu, &uc)) {
