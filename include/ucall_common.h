@@ -108,5 +108,7 @@ __noreturn void report_guest_assert(struct ucall *uc);
  * reported as such, any other exit fails the test.
  */
 void vcpu_run_expect_done(struct kvm_vcpu *vcpu);
+/* The same for GUEST_SYNC(): its argument. */
+uint64_t vcpu_run_expect_sync(struct kvm_vcpu *vcpu);
 
 #endif /* SELFTEST_KVM_UCALL_COMMON_H */

@@ -404,27 +404,16 @@ static void check_nested(void)
 static uint64_t guest_check_memory(void)
 {
 	struct perf_test_args *pta = &perf_test_args;
-	struct kvm_vcpu *vcpu = pta->vcpu_args[0].vcpu;
-	struct ucall uc;
+	uint64_t checked;
 
 	TEST_ASSERT(!pta->own_guest_code,
 		    "%s memory is checked by the walker's guest code; this test has its own",
 		    vm_mem_backing_src_alias(pta->backing)->name);
 	write_guest_global(pta->vm, perf_test_args.verify_flip, fault_inject("guest_check"));
 	write_guest_global(pta->vm, perf_test_args.verify, true);
-	vcpu_run(vcpu);
-	switch (get_ucall(vcpu, &uc)) {
-	case UCALL_SYNC:
-		break;
-	case UCALL_ABORT:
-		REPORT_GUEST_ASSERT(uc);
-		break;
-	default:
-		TEST_FAIL("vCPU 0 checking test memory: exit reason %u (%s), no GUEST_SYNC",
-			  vcpu->run->exit_reason, exit_reason_str(vcpu->run->exit_reason));
-	}
+	checked = vcpu_run_expect_sync(pta->vcpu_args[0].vcpu);
 	write_guest_global(pta->vm, perf_test_args.verify, false);
-	return uc.args[1];
+	return checked;
 }
 
 uint64_t perf_test_check_memory(void)

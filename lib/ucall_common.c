@@ -162,17 +162,30 @@ void report_guest_assert(struct ucall *uc)
 			 (const char *)uc->args[GUEST_ERROR_EXPR], "%s", uc->buffer);
 }
 
+/* Run @vcpu once: its ucall must be @cmd (a guest assert is reported). */
+static void vcpu_run_expect(struct kvm_vcpu *vcpu, uint64_t cmd, struct ucall *uc)
+{
+	vcpu_run(vcpu);
+	if (get_ucall(vcpu, uc) == cmd)
+		return;
+	if (uc->cmd == UCALL_ABORT)
+		REPORT_GUEST_ASSERT(*uc);
+	TEST_FAIL("vCPU %u: exit %u (%s), ucall %lu, expected ucall %lu", vcpu->id,
+		  vcpu->run->exit_reason, exit_reason_str(vcpu->run->exit_reason),
+		  (unsigned long)uc->cmd, (unsigned long)cmd);
+}
+
 void vcpu_run_expect_done(struct kvm_vcpu *vcpu)
 {
 	struct ucall uc;
 
-	vcpu_run(vcpu);
-	switch (get_ucall(vcpu, &uc)) {
-	case UCALL_DONE:
-		break;
-	case UCALL_ABORT:
-		REPORT_GUEST_ASSERT(uc);
-	default:
-		TEST_FAIL("Unexpected exit %s", exit_reason_str(vcpu->run->exit_reason));
-	}
+	vcpu_run_expect(vcpu, UCALL_DONE, &uc);
+}
+
+uint64_t vcpu_run_expect_sync(struct kvm_vcpu *vcpu)
+{
+	struct ucall uc;
+
+	vcpu_run_expect(vcpu, UCALL_SYNC, &uc);
+	return uc.args[1];
 }
