@@ -353,6 +353,19 @@ class CompareEndToEnd(unittest.TestCase):
             with open(os.path.join(d, 'out', 'compare.json')) as f:
                 self.assertEqual(json.load(f)['looks'], 2)
 
+    def test_out_kept(self):
+        with tempfile.TemporaryDirectory() as d:
+            mine = os.path.join(d, 'out', 'mine.txt')
+            os.makedirs(os.path.dirname(mine))
+            with open(mine, 'w') as f:
+                f.write('keep')
+            p = self.run_compare(d, 1000, '--runs', '6')
+            self.assertEqual(p.returncode, 2)
+            self.assertIn('not an empty directory', p.stderr)
+            self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+            with open(mine) as f:
+                self.assertEqual(f.read(), 'keep')
+
     def test_too_few(self):
         with tempfile.TemporaryDirectory() as d:
             p = self.run_compare(d, 1000, '--runs', '3')

@@ -25,6 +25,9 @@ set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$REPO/bench/lib.sh"
+# vm/fetch.sh's messages and failures (it expects its caller's).
+info() { echo "verdict_tests.sh: $*" >&2; }
+die_env() { info "$*"; exit 6; }
 # shellcheck source=vm/fetch.sh
 . "$REPO/vm/fetch.sh"
 # shellcheck source=vm/build-deps.sh

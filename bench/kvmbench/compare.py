@@ -186,6 +186,9 @@ def parse(argv):
         raise Usage(why)
     if c.cpu and c.where == 'host':
         raise Usage('--cpu %s boots VMs: not --where host' % c.cpu)
+    if c.out and os.path.exists(c.out) and (not os.path.isdir(c.out) or os.listdir(c.out)):
+        raise Usage("--out %s: not an empty directory (nothing you gave is deleted: "
+                    "name a new or empty one)" % c.out)
     for opt in ('runs', 'smp', 'per_boot', 'run_timeout', 'max_runs'):
         setattr(c, opt, positive('--' + opt.replace('_', '-'), getattr(c, opt)))
     if not re.fullmatch(r'[0-9]{1,2}([.][0-9]+)?', c.level) or c.level == '0':
@@ -371,8 +374,7 @@ class Compare:
         c = self.c
         self.out = c.out or os.path.join(runner.REPO, 'build', 'compare',
                                          datetime.datetime.now().strftime('%Y%m%d-%H%M%S'))
-        shutil.rmtree(self.out, ignore_errors=True)
-        os.makedirs(self.out)
+        os.makedirs(self.out, exist_ok=True)
         self.out = os.path.abspath(self.out)
         start = runner.now()
         self.setup()
