@@ -61,7 +61,7 @@ usage: bench/compare --kernels A,B [options] -- TEST ARGS...
   --figures LIST    comma-separated figures to plot (default: up to four
                     timings, those that moved first)
   --out DIR         results (default build/compare/<date>): A and B runs'
-                    JSON, logs, compare.json, plot.png
+                    JSON, logs, compare.json, plot.png; new or empty
   --run-timeout S   kill a run after S seconds (default 600), count it failed
   --level PCT       simultaneous confidence of the intervals (default 95)
   --until PCT       add interleaved runs until every timing's interval is
