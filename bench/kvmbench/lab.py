@@ -9,15 +9,12 @@ Its state (URL, token, process ids, logs) lives in LAVA_LAB_DIR (default
 """
 
 import argparse
-import json
 import os
 import secrets
 import signal
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 
 from . import lava
 
@@ -42,16 +39,15 @@ def die(msg, code=1):
     sys.exit(code)
 
 
-def run(cmd, check=True, quiet=False):
-    """Run @cmd; its stdout.  A failure (with @check) ends lava/lab."""
+def run(cmd, check=True):
+    """Run @cmd; its output, '' if it failed.  A failure (with @check)
+    ends lava/lab with the command's last line."""
     p = subprocess.run(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True, stdin=subprocess.DEVNULL)
     if check and p.returncode:
         die('%s failed (exit %d): %s' % (' '.join(cmd), p.returncode,
-                                         p.stdout.strip().splitlines()[-1:] or ''))
-    if not quiet and p.returncode:
-        return None
-    return p.stdout
+                                         ''.join(p.stdout.strip().splitlines()[-1:])))
+    return '' if p.returncode else p.stdout
 
 
 def manage(*args, check=True):
@@ -76,8 +72,7 @@ def write(name, text):
 
 
 def installed(pkg):
-    out = run(['dpkg-query', '-W', '-f=${Status}', pkg], check=False, quiet=True)
-    return bool(out) and out.endswith('installed') and 'not-installed' not in out
+    return run(['dpkg-query', '-W', '-f=${Status}', pkg], check=False) == 'install ok installed'
 
 
 def apt_install(pkgs):
@@ -93,7 +88,7 @@ def apt_install(pkgs):
 
 def pg_cluster():
     """(version, name, online) of the first PostgreSQL cluster."""
-    out = run(['pg_lsclusters', '-h'], check=False, quiet=True) or ''
+    out = run(['pg_lsclusters', '-h'], check=False)
     for line in out.splitlines():
         f = line.split()
         if len(f) >= 4:
@@ -180,7 +175,7 @@ def setup_objects(ndev):
     write('worker-token', wtoken[0])
     manage('device-types', 'add', 'qemu', check=False)
     os.makedirs(DEVICES_DIR, exist_ok=True)
-    existing = manage('devices', 'list', '--all', check=False) or ''
+    existing = manage('devices', 'list', '--all', check=False)
     for i in range(1, 100):
         name = DEVICE % i
         if i > ndev:

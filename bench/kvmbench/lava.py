@@ -7,7 +7,6 @@ import os
 import socket
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 
 LAB_STATE = os.environ.get('LAVA_LAB_DIR', '/var/lib/kvm-selftests-lava')

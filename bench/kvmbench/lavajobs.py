@@ -10,7 +10,6 @@ import shutil
 import string
 import subprocess
 import sys
-import time
 
 from . import lava
 
@@ -226,7 +225,3 @@ def wait_all(api, prog, jids, timeout, names):
     except lava.LavaError as e:
         say(prog, str(e))
         sys.exit(2)
-
-
-def now():
-    return time.time()
