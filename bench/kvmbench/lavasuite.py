@@ -49,6 +49,8 @@ def main(argv=None):
     ap.add_argument('--kernels', default='6.1 6.12')
     ap.add_argument('--steps', default='list tables',
                     help='what each job runs: list, tables (default: both)')
+    ap.add_argument('--tables', default='', help='which case tables (grep -E on their names; '
+                    'default: all)')
     ap.add_argument('--hugepages', type=int, default=128)
     ap.add_argument('--timeout', type=int, default=60, help='minutes a job may take')
     ap.add_argument('--out', help='jobs\' logs and results (default build/lava/<date>)')
@@ -86,7 +88,8 @@ def main(argv=None):
                                             a.hugepages)
                 urls = lavajobs.publish(api, boot, a.artifacts)
                 y = lavajobs.job_yaml('kvm-selftests %s' % label, arch, boot, urls,
-                                      {'STEPS': ' '.join(steps)}, minutes=a.timeout)
+                                      {'STEPS': ' '.join(steps), 'TABLES': a.tables},
+                                      minutes=a.timeout)
                 jid = api.submit(y)
                 lavajobs.say(PROG, 'job %d: %s, %s (%s)' % (jid, label, ' and '.join(steps),
                                                            api.url + 'scheduler/job/%d' % jid))
