@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """vm/suite --lava URL: the kernel matrix as LAVA jobs (lava/qemu-ARCH.yaml),
-one a arch and kernel, each the kselftest list (and the case tables) in a
+one a arch and kernel, each the kselftest list (and the cases) in a
 VM with KVM; waits for them and prints TAP from LAVA's results and the
 "N passed, N failed, N skipped" line.  A job that did not complete
 counts as failed with LAVA's reason."""
@@ -48,8 +48,8 @@ def main(argv=None):
     ap.add_argument('--arch', default='x86_64 arm64')
     ap.add_argument('--kernels', default='6.1 6.12')
     ap.add_argument('--steps', default='list tables',
-                    help='what each job runs: list, tables (default: both)')
-    ap.add_argument('--tables', default='', help='which case tables (grep -E on their names; '
+                    help='what each job runs: list, tables (the cases; default: both)')
+    ap.add_argument('--tables', default='', help="whose cases (grep -E on the tests' names; "
                     'default: all)')
     ap.add_argument('--hugepages', type=int, default=128)
     ap.add_argument('--timeout', type=int, default=60, help='minutes a job may take')
