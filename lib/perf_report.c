@@ -14,7 +14,7 @@
 #define MAX_DELTAS	512
 
 struct report_item {
-	const char *key;
+	char key[64];		/* a copy: callers may reuse their buffer */
 	const char *unit;	/* NULL: an option */
 	enum { ITEM_STR, ITEM_INT, ITEM_U64, ITEM_DOUBLE } type;
 	char str[64];
@@ -111,7 +111,9 @@ static struct report_item *new_item(const char *key, const char *unit)
 
 	TEST_ASSERT(r.nr_items < MAX_ITEMS, "More than %d report items", MAX_ITEMS);
 	it = &r.items[r.nr_items++];
-	*it = (struct report_item) { .key = key, .unit = unit };
+	*it = (struct report_item) { .unit = unit };
+	TEST_ASSERT(snprintf(it->key, sizeof(it->key), "%s", key) < (int)sizeof(it->key),
+		    "Report key '%s' too long", key);
 	return it;
 }
 
