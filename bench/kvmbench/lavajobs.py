@@ -36,6 +36,8 @@ def connect(prog, spec, token=None):
         api.check()
         types = api.device_types()
     except lava.LavaError as e:
+        if spec == 'local' and e.kind == 'unreachable':
+            e = 'the local lab is not running (%s): lava/lab start' % e
         say(prog, str(e))
         sys.exit(2)
     if not types.get(DEVICE_TYPE):
