@@ -83,14 +83,27 @@ DIR=$(cd "$DIR" && pwd)
 BINDIR=$(cd "${BINDIR:-$DIR/..}" 2>/dev/null && pwd) || die "no binaries directory '$BINDIR'"
 CASE_PATH=$BINDIR:$BINDIR/$(uname -m):$HERE:$PATH
 
-# meta KEY FILE: the value of FILE's "# KEY: " line.
-meta() {
-	sed -n "s/^# $1: *//p" "$2" | head -n1
+# read_case FILE: its command line in cmd, its "# KEY: " lines in
+# expect, fail, tmo and tags (builtins only: a fork costs under TCG).
+read_case() {
+	cmd='' expect='' fail='' tmo='' tags=''
+	{
+		IFS= read -r cmd
+		while IFS= read -r l; do
+			case $l in
+			"# expect: "*) expect=${l#"# expect: "} ;;
+			"# expect-fail: "*) fail=${l#"# expect-fail: "} ;;
+			"# timeout: "*) tmo=${l#"# timeout: "} ;;
+			"# tags: "*) tags=${l#"# tags: "} ;;
+			esac
+		done
+	} <"$1"
 }
 
 # wanted FILE: whether FILE's tags pass --tag and --exclude-tag.
 wanted() {
-	tags=" $(meta tags "$1") "
+	read_case "$1"
+	tags=" $tags "
 	for t in $XTAGS; do
 		case $tags in *" $t "*) return 1 ;; esac
 	done
@@ -140,27 +153,41 @@ fi
 mkdir -p "$OUT" || die "cannot make '$OUT'"
 OUT=$(cd "$OUT" && pwd)
 
-# since T0: whole seconds since /proc/uptime read T0.
-since() {
-	read -r t1 _ </proc/uptime
-	echo "$1 $t1" | awk '{ printf "%.0f", $2 - $1 }'
+# clock: CS, the uptime in centiseconds.
+clock() {
+	read -r cs_up _ </proc/uptime
+	cs_frac=${cs_up#*.}
+	CS=$((${cs_up%.*} * 100 + ${cs_frac#0}))
 }
 
-# case_dir FILE: FILE's output directory.
+# case_dir FILE: FILE's output directory in dir.
 case_dir() {
-	d=${1%.test}
-	echo "$OUT/$(basename "$(dirname "$d")")/$(basename "$d")"
+	cd_name=${1%.test}
+	cd_test=${cd_name%/*}
+	dir=$OUT/${cd_test##*/}/${cd_name##*/}
+}
+
+# watchdog PID SECONDS FILE: after SECONDS, PID's threads' kernel stacks
+# into FILE, then PID killed; ends quietly on SIGTERM.
+watchdog() {
+	trap 'kill $s 2>/dev/null; exit 0' TERM
+	sleep "$2" &
+	s=$!
+	wait $s
+	kill -0 "$1" 2>/dev/null || exit 0
+	for t in "/proc/$1/task/"*; do
+		echo "hung after ${2}s: $t $(cat "$t/comm") $(grep State "$t/status")"
+		head -n 8 "$t/stack" 2>/dev/null
+	done >"$3"
+	kill -9 "$1"
 }
 
 # run_case FILE: run it; leave in its directory "result": the TAP line
 # without its number, the seconds it took, and "status" (written last).
 run_case() {
-	f=$1 dir=$(case_dir "$1")
+	case_dir "$1"
 	mkdir -p "$dir"
-	cmd=$(head -n1 "$f")
-	expect=$(meta expect "$f")
-	fail=$(meta expect-fail "$f")
-	tmo=$(meta timeout "$f")
+	read_case "$1"
 	tmo=${tmo:-$TIMEOUT}
 	set -f
 	# shellcheck disable=SC2086 # a command line: its words
@@ -171,29 +198,22 @@ run_case() {
 		echo skipped >"$dir/status"
 		return
 	fi
-	read -r t0 _ </proc/uptime
+	clock
+	t0=$CS
 	(cd "$dir" && PATH=$CASE_PATH exec "$@") >"$dir/stdout" 2>"$dir/stderr" </dev/null &
 	pid=$!
-	n=0
-	while [ $n -lt $((tmo * 10)) ] && kill -0 $pid 2>/dev/null; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	hung=
-	if kill -0 $pid 2>/dev/null; then
-		hung=1
-		for t in "/proc/$pid/task/"*; do
-			echo "hung after ${tmo}s: $t $(cat "$t/comm") $(grep State "$t/status")"
-			head -n 8 "$t/stack" 2>/dev/null
-		done >"$dir/stacks"
-		kill -9 $pid
-	fi
+	watchdog $pid "$tmo" "$dir/stacks" &
+	wd=$!
 	wait $pid
 	rc=$?
-	secs=$(since "$t0")
-	first=$(head -n1 "$dir/stderr")
+	kill $wd 2>/dev/null
+	wait $wd 2>/dev/null	# no "Terminated" from the shell
+	clock
+	secs=$(((CS - t0 + 50) / 100))
+	first=
+	IFS= read -r first <"$dir/stderr"
 	status=failed
-	if [ -n "$hung" ]; then
+	if [ -e "$dir/stacks" ]; then
 		res="not ok|$cmd # TIMEOUT $tmo s"
 	elif [ -n "$expect" ]; then
 		res="not ok|$cmd # exit $rc, expected 1 and '$expect' first on stderr"
@@ -221,12 +241,13 @@ run_case() {
 P=0 F=0 S=0 N=0
 # report FILE: its TAP line, numbered; its output if it failed (or -v).
 report() {
-	dir=$(case_dir "$1")
+	case_dir "$1"
 	N=$((N + 1))
 	{ IFS='|' read -r ok line; read -r secs; } <"$dir/result"
 	[ "${secs:-0}" -lt 10 ] || echo "# took $secs s"
 	echo "$ok $N $line"
-	case $(cat "$dir/status") in
+	read -r status <"$dir/status"
+	case $status in
 	passed) P=$((P + 1)) ;;
 	skipped) S=$((S + 1)) ;;
 	*) F=$((F + 1)) ;;
@@ -239,7 +260,8 @@ report() {
 	return 0
 }
 
-read -r T0 _ </proc/uptime
+clock
+T0=$CS
 echo "TAP version 13"
 echo "# output in $OUT"
 if [ "$JOBS" -eq 1 ]; then
@@ -256,8 +278,9 @@ else
 			sleep 0.1
 		done
 		run_case "$f" &
-		while [ $next -le $i ] &&
-		      [ -e "$(case_dir "$(printf '%s\n' "$CASES" | sed -n "${next}p")")/status" ]; do
+		while [ $next -le $i ]; do
+			case_dir "$(printf '%s\n' "$CASES" | sed -n "${next}p")"
+			[ -e "$dir/status" ] || break
 			report "$(printf '%s\n' "$CASES" | sed -n "${next}p")"
 			next=$((next + 1))
 		done
@@ -268,8 +291,9 @@ else
 		next=$((next + 1))
 	done
 fi
+clock
 echo "1..$N"
-echo "# $P passed, $F failed, $S skipped in $(since "$T0") s"
+echo "# $P passed, $F failed, $S skipped in $(((CS - T0 + 50) / 100)) s"
 [ $F -eq 0 ] || exit 1
 [ $P -gt 0 ] || exit 4
 exit 0
