@@ -110,7 +110,7 @@ static uint64_t timed_pass(const struct at_params *p, uint64_t pass, uint32_t wr
 	perf_test_set_write_percent(write_percent);
 	start = timespec_now();
 	if (pass == 1)
-		perf_test_start_threads(&p->o, perf_test_vcpu_pass);
+		perf_test_start_threads(&p->o, __perf_test_vcpu_pass);
 	else
 		perf_test_next_pass();
 	TEST_ASSERT(perf_test_wait_pass(pass, NULL, NULL), "%s: pass %lu failed", what,

@@ -217,8 +217,8 @@ static void run_pass(const struct dp_params *p, struct uffd_set *s, struct dp_re
 	int i;
 
 	perf_report_stats_begin(perf_test_args.vm);
-	perf_test_start_threads(&p->o, p->host_only ? perf_test_host_pass :
-						     perf_test_vcpu_pass);
+	perf_test_start_threads(&p->o, p->host_only ? __perf_test_host_pass :
+						     __perf_test_vcpu_pass);
 	done = perf_test_wait_pass(1, some_uffd_failed, s);
 	r->time_ns = timespec_to_ns(timespec_elapsed(start));
 	if (done)

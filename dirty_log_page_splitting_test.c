@@ -237,80 +237,75 @@ static void snap_tables_settled(struct kvm_vm *vm, struct split_run *r, enum sta
 	}
 }
 
-static bool timed(bool (*fn)(struct perf_test_dirty *d, char *err, size_t len),
-		  uint64_t *ns, char *err, size_t len)
+static int timed(int (*fn)(struct perf_test_dirty *d), uint64_t *ns)
 {
 	struct timespec start = timespec_now();
-	bool ok = fn(&dirty, err, len);
+	int ret = fn(&dirty);
 
 	*ns = timespec_to_ns(timespec_elapsed(start));
-	return ok;
+	return ret;
 }
 
-static bool enable_logging(struct perf_test_dirty *d, char *err, size_t len)
+static int enable_logging(struct perf_test_dirty *d)
 {
-	return perf_test_dirty_enable(d, true, err, len);
+	return __perf_test_dirty_enable(d, true);
 }
 
-static bool disable_logging(struct perf_test_dirty *d, char *err, size_t len)
+static int disable_logging(struct perf_test_dirty *d)
 {
-	return perf_test_dirty_enable(d, false, err, len);
+	return __perf_test_dirty_enable(d, false);
 }
 
-static bool pass_failed(uint64_t pass, char *err, size_t len)
+static int pass_failed(uint64_t pass)
 {
-	snprintf(err, len, "pass %lu did not complete", (unsigned long)pass);
-	return false;
+	return perf_test_fail("pass %lu did not complete", (unsigned long)pass);
 }
 
 /* Dirty pass @i (1 or 2): the pass, read the log, re-arm it, check it. */
-static bool dirty_pass(struct kvm_vm *vm, struct split_run *r, int i, char *err, size_t len)
+static int dirty_pass(struct kvm_vm *vm, struct split_run *r, int i)
 {
 	enum stage d = i == 1 ? ST_DIRTY1 : ST_DIRTY2, c = d + 1;
 	struct perf_test_dirty_count cnt;
 	uint64_t ns, get_ns;
 
 	if (!perf_test_run_pass(i + 1, &ns))
-		return pass_failed(i + 1, err, len);
+		return pass_failed(i + 1);
 	snap(vm, r, d, ns);
-	if (!timed(perf_test_dirty_get, &get_ns, err, len))
-		return false;
+	if (timed(__perf_test_dirty_get, &get_ns))
+		return -1;
 	if (perf_test_dirty_needs_clear(&dirty)) {
-		if (!timed(perf_test_dirty_clear, &ns, err, len))
-			return false;
+		if (timed(__perf_test_dirty_clear, &ns))
+			return -1;
 		snap(vm, r, c, ns);
 	}
-	if (!perf_test_dirty_check(&dirty, &cnt, err, len)) {
-		snprintf(err + strlen(err), len - strlen(err), " (dirty pass %d)", i);
-		return false;
-	}
-	return true;
+	if (__perf_test_dirty_check(&dirty, &cnt))
+		return perf_test_fail_more(" (dirty pass %d)", i);
+	return 0;
 }
 
-/* Everything while the vCPU threads exist: errors return, not assert. */
-static bool run_steps(struct kvm_vm *vm, struct split_run *r, struct timespec start,
-		      char *err, size_t len)
+/* Everything while the vCPU threads exist: errors recorded, not asserted. */
+static int run_steps(struct kvm_vm *vm, struct split_run *r, struct timespec start)
 {
 	uint64_t ns;
 
 	if (!perf_test_wait_pass(1, NULL, NULL))
-		return pass_failed(1, err, len);
+		return pass_failed(1);
 	ns = timespec_to_ns(timespec_elapsed(start));
 	choose_counter(vm, r);
 	snap(vm, r, ST_POPULATED, ns);
 	r->huge_bytes = host_huge_bytes(vm);
-	if (!timed(enable_logging, &ns, err, len))
-		return false;
+	if (timed(enable_logging, &ns))
+		return -1;
 	snap(vm, r, ST_ENABLED, ns);
-	if (!dirty_pass(vm, r, 1, err, len) || !dirty_pass(vm, r, 2, err, len))
-		return false;
-	if (!timed(disable_logging, &ns, err, len))
-		return false;
+	if (dirty_pass(vm, r, 1) || dirty_pass(vm, r, 2))
+		return -1;
+	if (timed(disable_logging, &ns))
+		return -1;
 	snap(vm, r, ST_DISABLED, ns);
 	if (!perf_test_run_pass(4, &ns))
-		return pass_failed(4, err, len);
+		return pass_failed(4);
 	snap_tables_settled(vm, r, ST_REPOPULATED, ns);
-	return true;
+	return 0;
 }
 
 static void print_stage(const struct split_run *r, enum stage s)
@@ -512,12 +507,10 @@ static void run_one(enum vm_guest_mode mode, struct split_params *p, bool eager,
 	struct split_run r = { .eager = eager, .manual = manual };
 	struct timespec start;
 	struct kvm_vm *vm;
-	char err[300] = "";
 	enum stage s;
-	bool ok;
 
 	if (p->eager.settable)
-		TEST_ASSERT(eager_split_select(eager, err, sizeof(err)), "%s", err);
+		eager_split_select(eager);
 	/* KVM_SELFTEST_FAIL=split_expect: the checks must catch the wrong model. */
 	r.injected = fault_inject("split_expect");
 	r.expect_eager = (eager && p->eager.kvm_splits) ^ r.injected;
@@ -538,10 +531,9 @@ static void run_one(enum vm_guest_mode mode, struct split_params *p, bool eager,
 
 	perf_report_stats_begin(vm);
 	start = timespec_now();
-	perf_test_start_threads(&p->o, perf_test_vcpu_pass);
-	ok = run_steps(vm, &r, start, err, sizeof(err));
+	perf_test_start_threads(&p->o, __perf_test_vcpu_pass);
+	run_steps(vm, &r, start);
 	perf_test_join_threads();
-	TEST_ASSERT(ok, "%s", err);
 	perf_report_stats_end(vm);
 	perf_test_check_memory();
 

@@ -158,22 +158,24 @@ static void check_params(struct dl_params *p)
 }
 
 /* One pass of a vCPU; with keep_running set it walks again until cleared. */
-static bool dl_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *err, size_t len)
+static int dl_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass)
 {
 	struct kvm_vcpu *vcpu = va->vcpu;
+	int ret;
 
 	for (;;) {
-		if (!perf_test_vcpu_run(vcpu, err, len))
-			return false;
+		ret = __perf_test_vcpu_run(vcpu);
+		if (ret)
+			return ret;
 		if (vcpu->run->exit_reason == KVM_EXIT_DIRTY_RING_FULL) {
-			if (!perf_test_dirty_ring_full(&dirty, va->vcpu_idx, err, len))
-				return false;
+			ret = __perf_test_dirty_ring_full(&dirty, va->vcpu_idx);
+			if (ret)
+				return ret;
 			continue;
 		}
-		if (!perf_test_vcpu_sync(va, pass, err, len))
-			return false;
-		if (!READ_ONCE(keep_running))
-			return true;
+		ret = __perf_test_vcpu_sync(va, pass);
+		if (ret || !READ_ONCE(keep_running))
+			return ret;
 	}
 }
 
@@ -202,110 +204,94 @@ static void print_iteration(int i, uint64_t dirty_ns, uint64_t get_ns, uint64_t 
 }
 
 /* Start pass @pass and wait for every vCPU to finish it: its time. */
-static bool run_pass(uint64_t pass, uint64_t *ns, char *err, size_t len)
+static int run_pass(uint64_t pass, uint64_t *ns)
 {
-	struct timespec start = timespec_now();
-
-	perf_test_next_pass();
-	if (!perf_test_wait_pass(pass, NULL, NULL)) {
-		snprintf(err, len, "pass %lu did not complete", (unsigned long)pass);
-		return false;
-	}
-	*ns = timespec_to_ns(timespec_elapsed(start));
-	return true;
+	if (!perf_test_run_pass(pass, ns))
+		return perf_test_fail("pass %lu did not complete", (unsigned long)pass);
+	return 0;
 }
 
 /* Phase @name (--profile's samples by phase), then the dirty passes again. */
-static bool timed(bool (*fn)(struct perf_test_dirty *d, char *err, size_t len),
-		  const char *name, uint64_t *ns, char *err, size_t len)
+static int timed(int (*fn)(struct perf_test_dirty *d), const char *name, uint64_t *ns)
 {
 	struct timespec start;
-	bool ok;
+	int ret;
 
 	perf_report_phase(name);
 	start = timespec_now();
-	ok = fn(&dirty, err, len);
+	ret = fn(&dirty);
 	*ns = timespec_to_ns(timespec_elapsed(start));
 	perf_report_phase("dirty");
-	return ok;
+	return ret;
 }
 
 /* Iteration @i: pass @i + 1 (pass 1 populated), read, re-arm, check. */
-static bool run_iteration(int i, struct dl_times *t, char *err, size_t len)
+static int run_iteration(int i, struct dl_times *t)
 {
 	uint64_t dirty_ns, get_ns, clear_ns = 0;
 	struct perf_test_dirty_count c;
 
-	if (!run_pass(i + 1, &dirty_ns, err, len) ||
-	    !timed(perf_test_dirty_get, "get", &get_ns, err, len))
-		return false;
+	if (run_pass(i + 1, &dirty_ns) || timed(__perf_test_dirty_get, "get", &get_ns))
+		return -1;
 	if (perf_test_dirty_needs_clear(&dirty) &&
-	    !timed(perf_test_dirty_clear, "clear", &clear_ns, err, len))
-		return false;
-	if (!perf_test_dirty_check(&dirty, &c, err, len)) {
-		snprintf(err + strlen(err), len - strlen(err), " (iteration %d)", i);
-		return false;
-	}
+	    timed(__perf_test_dirty_clear, "clear", &clear_ns))
+		return -1;
+	if (__perf_test_dirty_check(&dirty, &c))
+		return perf_test_fail_more(" (iteration %d)", i);
 	print_iteration(i, dirty_ns, get_ns, clear_ns, &c);
 	t->dirty += dirty_ns;
 	t->get += get_ns;
 	t->clear += clear_ns;
 	t->reported += c.reported;
-	return true;
+	return 0;
 }
 
-static bool enable_logging(struct perf_test_dirty *d, char *err, size_t len)
+static int enable_logging(struct perf_test_dirty *d)
 {
-	return perf_test_dirty_enable(d, true, err, len);
+	return __perf_test_dirty_enable(d, true);
 }
 
-static bool disable_logging(struct perf_test_dirty *d, char *err, size_t len)
+static int disable_logging(struct perf_test_dirty *d)
 {
-	return perf_test_dirty_enable(d, false, err, len);
+	return __perf_test_dirty_enable(d, false);
 }
 
 /* With -e the vCPUs walk their memory while logging is disabled. */
-static bool disable_phase(const struct dl_params *p, struct dl_times *t, char *err,
-			  size_t len)
+static int disable_phase(const struct dl_params *p, struct dl_times *t)
 {
 	uint64_t pass = p->iterations + 2;
-	bool ok;
+	int ret;
 
 	if (!p->run_while_disabling)
-		return timed(disable_logging, "disable", &t->disable, err, len);
+		return timed(disable_logging, "disable", &t->disable);
 	WRITE_ONCE(keep_running, true);
 	perf_test_next_pass();
-	ok = timed(disable_logging, "disable", &t->disable, err, len);
+	ret = timed(disable_logging, "disable", &t->disable);
 	WRITE_ONCE(keep_running, false);
-	if (ok && !perf_test_wait_pass(pass, NULL, NULL)) {
-		snprintf(err, len, "pass %lu did not complete", (unsigned long)pass);
-		return false;
-	}
-	return ok;
+	if (!ret && !perf_test_wait_pass(pass, NULL, NULL))
+		return perf_test_fail("pass %lu did not complete", (unsigned long)pass);
+	return ret;
 }
 
-/* Everything while the vCPU threads exist: errors return, not assert. */
-static bool run_phases(const struct dl_params *p, struct dl_times *t, struct timespec start,
-		       char *err, size_t len)
+/* Everything while the vCPU threads exist: errors recorded, not asserted. */
+static int run_phases(const struct dl_params *p, struct dl_times *t, struct timespec start)
 {
 	int i;
 
-	if (!perf_test_wait_pass(1, NULL, NULL)) {
-		snprintf(err, len, "populating memory (pass 1) did not complete");
-		return false;
-	}
+	if (!perf_test_wait_pass(1, NULL, NULL))
+		return perf_test_fail("populating memory (pass 1) did not complete");
 	t->populate = timespec_to_ns(timespec_elapsed(start));
 	print_time("Populate memory time", t->populate);
-	if (!timed(enable_logging, "enable", &t->enable, err, len))
-		return false;
+	if (timed(enable_logging, "enable", &t->enable))
+		return -1;
 	print_time("Enabling dirty logging time", t->enable);
 	for (i = 1; i <= p->iterations; i++)
-		if (!run_iteration(i, t, err, len))
-			return false;
-	if (!disable_phase(p, t, err, len))
-		return false;
+		if (run_iteration(i, t))
+			return -1;
+	if (disable_phase(p, t))
+		return -1;
 	print_time("Disabling dirty logging time", t->disable);
-	return true;
+	return 0;
 }
 
 static void print_total(const char *what, int n, uint64_t ns)
@@ -375,8 +361,6 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	struct dl_times t = { 0 };
 	struct timespec start;
 	struct kvm_vm *vm;
-	char err[300] = "";
-	bool ok;
 
 	vm = perf_test_create_vm(mode, &p->o);
 	perf_report_guest_mode(vm_guest_mode_string(mode));
@@ -389,10 +373,9 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	perf_report_phase("populate");
 	start = timespec_now();
 	perf_test_start_threads(&p->o, dl_vcpu_pass);
-	ok = run_phases(p, &t, start, err, sizeof(err));
+	run_phases(p, &t, start);
 	WRITE_ONCE(keep_running, false);
 	perf_test_join_threads();
-	TEST_ASSERT(ok, "%s", err);
 	perf_report_stats_end(vm);
 
 	t.checked = perf_test_check_memory();

@@ -108,7 +108,7 @@ static __guest_code void guest_code(uint32_t idx)
 }
 
 /* -H: pair @va->vcpu_idx's "vCPU" is this host thread. */
-static bool host_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *err, size_t len)
+static int host_pass(struct perf_test_vcpu_args *va, uint64_t pass)
 {
 	struct efd_pair *p = &server->pairs[va->vcpu_idx];
 	struct guest_pair *g = &guest_pairs[va->vcpu_idx];
@@ -117,13 +117,11 @@ static bool host_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *err, 
 	while (!READ_ONCE(guest_stop) && (!guest_events || g->rings < guest_events)) {
 		WRITE_ONCE(g->rings, g->rings + 1);
 		if (write(p->doorbell_fd, &one, sizeof(one)) != sizeof(one) ||
-		    read(p->irq_fd, &v, sizeof(v)) != sizeof(v)) {
-			snprintf(err, len, "eventfd ping-pong: %s", strerror(errno));
-			return false;
-		}
+		    read(p->irq_fd, &v, sizeof(v)) != sizeof(v))
+			return perf_test_fail("eventfd ping-pong: %s", strerror(errno));
 		WRITE_ONCE(g->irqs, g->irqs + v);
 	}
-	return true;
+	return 0;
 }
 
 static void help(const char *name, const struct ef_params *d)
@@ -333,7 +331,7 @@ static uint64_t run_pairs(const struct ef_params *p, struct kvm_vm *vm, bool *st
 
 	efd_server_start(server);
 	w.start = w.progress = timespec_now();
-	perf_test_start_threads(&p->o, p->host_only ? host_pass : perf_test_vcpu_pass);
+	perf_test_start_threads(&p->o, p->host_only ? host_pass : __perf_test_vcpu_pass);
 	while (!perf_test_wait_pass(1, watch_tick, &w) && w.stalled) {
 		print_pairs_state(vm, p->o.nr_vcpus);
 		TEST_ASSERT(!READ_ONCE(*(bool *)(vm ? addr_gva2hva(vm, (uint64_t)&guest_abort) :

@@ -164,52 +164,49 @@ static void print_phase(int pass, uint64_t ns)
 }
 
 /* Pass @pass (pass 1 starts with the threads): wait for it, time it. */
-static bool run_pass(uint64_t pass, struct timespec start, uint64_t *ns, char *err, size_t len)
+static int run_pass(uint64_t pass, struct timespec start, uint64_t *ns)
 {
 	if (pass > PT_CREATE)
 		perf_test_next_pass();
-	if (!perf_test_wait_pass(pass, NULL, NULL)) {
-		snprintf(err, len, "pass %lu (%s) did not complete", (unsigned long)pass,
-			 phase_name[pass]);
-		return false;
-	}
+	if (!perf_test_wait_pass(pass, NULL, NULL))
+		return perf_test_fail("pass %lu (%s) did not complete", (unsigned long)pass,
+				      phase_name[pass]);
 	*ns = timespec_to_ns(timespec_elapsed(start));
 	print_phase(pass, *ns);
-	return true;
+	return 0;
 }
 
-static bool timed_enable(bool on, uint64_t *ns, char *err, size_t len)
+static int timed_enable(bool on, uint64_t *ns)
 {
 	struct timespec start = timespec_now();
-	bool ok = perf_test_dirty_enable(&dirty, on, err, len);
+	int ret = __perf_test_dirty_enable(&dirty, on);
 
 	*ns = timespec_to_ns(timespec_elapsed(start));
-	return ok;
+	return ret;
 }
 
-/* The three passes, stats read between them; errors return (threads run). */
-static bool run_phases(struct kvm_vm *vm, struct pt_run *r, struct timespec start,
-		       char *err, size_t len)
+/* The three passes, stats read between them; errors recorded (threads run). */
+static int run_phases(struct kvm_vm *vm, struct pt_run *r, struct timespec start)
 {
-	if (!run_pass(PT_CREATE, start, &r->ns[PT_CREATE], err, len))
-		return false;
+	if (run_pass(PT_CREATE, start, &r->ns[PT_CREATE]))
+		return -1;
 	read_stats(vm, &r->s[PT_CREATE]);
 	probe_live_stats(r);
-	if (!timed_enable(true, &r->enable_ns, err, len) ||
-	    !run_pass(PT_UPDATE, timespec_now(), &r->ns[PT_UPDATE], err, len))
-		return false;
+	if (timed_enable(true, &r->enable_ns) ||
+	    run_pass(PT_UPDATE, timespec_now(), &r->ns[PT_UPDATE]))
+		return -1;
 	read_stats(vm, &r->s[PT_UPDATE]);
 	start = timespec_now();
-	if (!perf_test_dirty_get(&dirty, err, len))
-		return false;
+	if (__perf_test_dirty_get(&dirty))
+		return -1;
 	r->get_ns = timespec_to_ns(timespec_elapsed(start));
-	if (!perf_test_dirty_check(&dirty, &r->dirty, err, len))
-		return false;
-	if (!timed_enable(false, &r->disable_ns, err, len) ||
-	    !run_pass(PT_REBUILD, timespec_now(), &r->ns[PT_REBUILD], err, len))
-		return false;
+	if (__perf_test_dirty_check(&dirty, &r->dirty))
+		return -1;
+	if (timed_enable(false, &r->disable_ns) ||
+	    run_pass(PT_REBUILD, timespec_now(), &r->ns[PT_REBUILD]))
+		return -1;
 	read_stats(vm, &r->s[PT_REBUILD]);
-	return true;
+	return 0;
 }
 
 static uint64_t faults_in(const struct pt_run *r, int phase)
@@ -370,9 +367,7 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	struct pt_run r = { 0 };
 	struct timespec start;
 	struct kvm_vm *vm;
-	char err[300] = "";
 	uint64_t checked;
-	bool ok;
 
 	vm = perf_test_create_vm(mode, o);
 	perf_report_guest_mode(vm_guest_mode_string(mode));
@@ -381,10 +376,9 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 
 	perf_report_stats_begin(vm);
 	start = timespec_now();
-	perf_test_start_threads(o, perf_test_vcpu_pass);
-	ok = run_phases(vm, &r, start, err, sizeof(err));
+	perf_test_start_threads(o, __perf_test_vcpu_pass);
+	run_phases(vm, &r, start);
 	perf_test_join_threads();
-	TEST_ASSERT(ok, "%s", err);
 	perf_report_stats_end(vm);
 
 	print_story(&r);

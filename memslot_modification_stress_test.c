@@ -44,14 +44,17 @@ static bool keep_running;
 static uint64_t walks[KVM_MAX_VCPUS];
 
 /* Walk after walk until the changes stop; each walk ends in a GUEST_SYNC. */
-static bool mm_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *err, size_t len)
+static int mm_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass)
 {
+	int ret;
+
 	for (;;) {
-		if (!perf_test_vcpu_pass(va, pass, err, len))
-			return false;
+		ret = __perf_test_vcpu_pass(va, pass);
+		if (ret)
+			return ret;
 		WRITE_ONCE(walks[va->vcpu_idx], walks[va->vcpu_idx] + 1);
 		if (!READ_ONCE(keep_running))
-			return true;
+			return 0;
 	}
 }
 
@@ -121,10 +124,10 @@ static void time_change(struct latency_hist *h, uint64_t *min, struct timespec s
 		*min = ns;
 }
 
-/* Add and delete the slot -i times; false with @err set if KVM refused. */
-static bool modify_slots(struct kvm_vm *vm, const struct mm_params *p,
-			 const struct userspace_mem_region *r, uint64_t gpa, uint64_t size,
-			 struct mm_times *t, char *err, size_t len)
+/* Add and delete the slot -i times; negative (recorded) if KVM refused. */
+static int modify_slots(struct kvm_vm *vm, const struct mm_params *p,
+			const struct userspace_mem_region *r, uint64_t gpa, uint64_t size,
+			struct mm_times *t)
 {
 	uint32_t flags = r->region.flags;
 	void *hva = r->host_mem;
@@ -146,11 +149,10 @@ static bool modify_slots(struct kvm_vm *vm, const struct mm_params *p,
 	}
 	t->loop_ns = timespec_to_ns(timespec_elapsed(loop));
 	if (i == p->iterations)
-		return true;
-	snprintf(err, len, "%s memslot %u (GPA 0x%lx, 0x%lx bytes), change %ld: %s",
-		 t->add.count == t->del.count ? "Adding" : "Deleting", slot,
-		 (unsigned long)gpa, (unsigned long)size, i + 1, strerror(errno));
-	return false;
+		return 0;
+	return perf_test_fail("%s memslot %u (GPA 0x%lx, 0x%lx bytes), change %ld: %s",
+			      t->add.count == t->del.count ? "Adding" : "Deleting", slot,
+			      (unsigned long)gpa, (unsigned long)size, i + 1, strerror(errno));
 }
 
 static void snapshot_walks(uint64_t *to, int nr_vcpus)
@@ -238,7 +240,6 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	struct mm_times *t = calloc(1, sizeof(*t));
 	struct kvm_vm *vm;
 	uint64_t size, gpa;
-	char err[300] = "";
 	bool ok, done;
 
 	TEST_ASSERT(t, "Out of memory");
@@ -260,12 +261,11 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	perf_report_stats_begin(vm);
 	perf_test_start_threads(&p->o, mm_vcpu_pass);
 	snapshot_walks(t->walks_before, p->o.nr_vcpus);
-	ok = modify_slots(vm, p, &r, gpa, size, t, err, sizeof(err));
+	ok = !modify_slots(vm, p, &r, gpa, size, t);
 	snapshot_walks(t->walks_after, p->o.nr_vcpus);
 	WRITE_ONCE(keep_running, false);
 	done = ok && perf_test_wait_pass(1, NULL, NULL);
 	perf_test_join_threads();
-	TEST_ASSERT(ok, "%s", err);
 	perf_report_stats_end(vm);
 
 	check_result(p, done, t);

@@ -224,7 +224,7 @@ static uint64_t read_pass(const struct pf_params *p, uint64_t *faults, bool *hav
 	perf_test_set_write_percent(0);
 	before = stat_sum(vm, true, "pf_taken", have);
 	start = timespec_now();
-	perf_test_start_threads(&p->o, perf_test_vcpu_pass);
+	perf_test_start_threads(&p->o, __perf_test_vcpu_pass);
 	TEST_ASSERT(perf_test_wait_pass(1, NULL, NULL), "The read pass failed");
 	ns = timespec_to_ns(timespec_elapsed(start));
 	perf_test_join_threads();

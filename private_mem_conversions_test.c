@@ -115,8 +115,8 @@ static void tally_add(int to_private, uint64_t pages, uint64_t ns)
 	__atomic_add_fetch(&tally.ns[to_private], ns, __ATOMIC_RELAXED);
 }
 
-/* The host's half of a conversion request; false with @err set on failure. */
-static bool convert(struct kvm_vm *vm, const struct ucall *uc, char *err, size_t len)
+/* The host's half of a conversion request; negative (recorded) on failure. */
+static int convert(struct kvm_vm *vm, const struct ucall *uc)
 {
 	bool to_private = uc->args[1] == PMC_TO_PRIVATE;
 	uint64_t gpa = uc->args[2], size = uc->args[3], round = uc->args[4], off, got;
@@ -129,12 +129,10 @@ static bool convert(struct kvm_vm *vm, const struct ucall *uc, char *err, size_t
 		/* Shared memory: the host sees what the guest wrote. */
 		for (off = 0; off < size; off += psz) {
 			got = *(uint64_t *)(hva + off);
-			if (got != PMC_SHARED(round, gpa + off)) {
-				snprintf(err, len, "shared GPA 0x%lx holds 0x%lx, the guest wrote 0x%lx",
-					 (unsigned long)(gpa + off), (unsigned long)got,
-					 (unsigned long)PMC_SHARED(round, gpa + off));
-				return false;
-			}
+			if (got != PMC_SHARED(round, gpa + off))
+				return perf_test_fail("shared GPA 0x%lx holds 0x%lx, the guest wrote 0x%lx",
+						      (unsigned long)(gpa + off), (unsigned long)got,
+						      (unsigned long)PMC_SHARED(round, gpa + off));
 		}
 	}
 	start = timespec_now();
@@ -145,18 +143,17 @@ static bool convert(struct kvm_vm *vm, const struct ucall *uc, char *err, size_t
 	else if (!ret && !punch_skip)
 		ret = __vm_guest_mem_punch_hole(vm, gpa, size);
 	tally_add(to_private, size / psz, timespec_to_ns(timespec_elapsed(start)));
-	if (ret) {
-		snprintf(err, len, "converting [0x%lx, +0x%lx) to %s: %s", (unsigned long)gpa,
-			 (unsigned long)size, to_private ? "private" : "shared", strerror(-ret));
-		return false;
-	}
+	if (ret)
+		return perf_test_fail("converting [0x%lx, +0x%lx) to %s: %s", (unsigned long)gpa,
+				      (unsigned long)size, to_private ? "private" : "shared",
+				      strerror(-ret));
 	for (off = 0; !to_private && !host_write_skip && off < size; off += psz)
 		*(uint64_t *)(hva + off) = PMC_HOST(round, gpa + off);
-	return true;
+	return 0;
 }
 
 /* An access the attributes did not expect: convert as KVM asks. */
-static bool memory_fault(struct kvm_vcpu *vcpu, char *err, size_t len)
+static int memory_fault(struct kvm_vcpu *vcpu)
 {
 	struct kvm_memory_fault_exit *mf = vcpu_memory_fault(vcpu);
 	bool to_private = mf->flags & KVM_MEMORY_EXIT_FLAG_PRIVATE;
@@ -166,38 +163,38 @@ static bool memory_fault(struct kvm_vcpu *vcpu, char *err, size_t len)
 	ret = __vm_set_memory_attributes(vcpu->vm, mf->gpa, mf->size,
 					 to_private ? KVM_MEMORY_ATTRIBUTE_PRIVATE : 0);
 	if (ret)
-		snprintf(err, len, "memory fault at [0x%lx, +0x%lx): converting to %s: %s",
-			 (unsigned long)mf->gpa, (unsigned long)mf->size,
-			 to_private ? "private" : "shared", strerror(-ret));
-	return !ret;
+		return perf_test_fail("memory fault at [0x%lx, +0x%lx): converting to %s: %s",
+				      (unsigned long)mf->gpa, (unsigned long)mf->size,
+				      to_private ? "private" : "shared", strerror(-ret));
+	return 0;
 }
 
 /* A vCPU's whole run, as one pass: its conversions until GUEST_DONE. */
-static bool pmc_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *err, size_t len)
+static int pmc_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass)
 {
 	struct kvm_vcpu *vcpu = va->vcpu;
 	struct ucall uc;
 	uint64_t cmd;
 
 	for (;;) {
-		if (!perf_test_vcpu_run(vcpu, err, len))
-			return false;
+		if (__perf_test_vcpu_run(vcpu))
+			return -1;
 		if (vcpu->run->exit_reason == KVM_EXIT_MEMORY_FAULT) {
-			if (!memory_fault(vcpu, err, len))
-				return false;
+			if (memory_fault(vcpu))
+				return -1;
 			continue;
 		}
 		cmd = __get_ucall(vcpu, &uc);
 		if (cmd == UCALL_DONE)
-			return true;
+			return 0;
 		if (cmd == UCALL_SYNC &&
 		    (uc.args[1] == PMC_TO_SHARED || uc.args[1] == PMC_TO_PRIVATE)) {
-			if (!convert(vcpu->vm, &uc, err, len))
-				return false;
+			if (convert(vcpu->vm, &uc))
+				return -1;
 			continue;
 		}
 		/* Anything else: a guest assert or exception, kept for the report. */
-		return perf_test_vcpu_sync(va, pass, err, len);
+		return __perf_test_vcpu_sync(va, pass);
 	}
 }
 

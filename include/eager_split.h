@@ -27,11 +27,11 @@ struct eager_split_info {
 /* Probe (before any work); fills @e. */
 void eager_split_probe(struct eager_split_info *e);
 /*
- * Eager splitting on or off for the VMs made from now on; false with the
- * reason in @why if the test may not choose.  x86: writes the parameter
- * (put back at exit); arm64: remembered for eager_split_vm_init().
+ * Eager splitting on or off for the VMs made from now on; asserts if the
+ * test may not choose.  x86: writes the parameter (put back at exit);
+ * arm64: remembered for eager_split_vm_init().
  */
-bool eager_split_select(bool on, char *why, size_t len);
+void eager_split_select(bool on);
 /* On the new VM, before any memslot (perf_test_options.vm_init). */
 void eager_split_vm_init(struct kvm_vm *vm);
 

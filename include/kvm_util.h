@@ -283,6 +283,7 @@ void kvm_vm_elf_load(struct kvm_vm *vm, const char *path);
 /* vCPUs (vcpu.c). */
 struct kvm_vcpu *__vm_vcpu_add(struct kvm_vm *vm, uint32_t id);
 struct kvm_vcpu *vm_vcpu_add(struct kvm_vm *vm, uint32_t id, void *guest_code);
+/* KVM_RUN, again after EINTR: 0, or -1 with errno set; never asserts. */
 int __vcpu_run(struct kvm_vcpu *vcpu);
 void vcpu_run(struct kvm_vcpu *vcpu);
 void vcpu_regs_get(struct kvm_vcpu *vcpu, struct kvm_regs *regs);
@@ -301,9 +302,10 @@ const char *exit_reason_str(unsigned int exit_reason);
 } while (0)
 
 /* Dirty logging (dirty_log.c). */
-void kvm_vm_get_dirty_log(struct kvm_vm *vm, uint32_t slot, void *bitmap);
-void kvm_vm_clear_dirty_log(struct kvm_vm *vm, uint32_t slot, void *bitmap,
-			    uint64_t first_page, uint32_t num_pages);
+/* KVM_GET_DIRTY_LOG and KVM_CLEAR_DIRTY_LOG of one slot: the ioctl's result. */
+int __kvm_vm_get_dirty_log(struct kvm_vm *vm, uint32_t slot, void *bitmap);
+int __kvm_vm_clear_dirty_log(struct kvm_vm *vm, uint32_t slot, void *bitmap,
+			     uint64_t first_page, uint32_t num_pages);
 /*
  * Enable KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2, with KVM_DIRTY_LOG_INITIALLY_SET
  * when the host has it.  Returns the flags enabled, 0 if the cap is absent.

@@ -5,8 +5,8 @@
  * harvested from per-vCPU dirty rings, and checked against the pages the
  * guest writes in a pass (perf_test_page_written(): the same every pass).
  *
- * Functions called while vCPU threads run return false with the reason in
- * @err instead of asserting, so the caller can join its threads first.
+ * The __ functions are called while vCPU threads run: they return a
+ * negative code with the reason recorded for the join (perf_test_fail()).
  */
 #ifndef SELFTEST_KVM_PERF_TEST_DIRTY_H
 #define SELFTEST_KVM_PERF_TEST_DIRTY_H
@@ -47,20 +47,18 @@ void perf_test_dirty_init(struct perf_test_dirty *d, struct kvm_vm *vm,
 void perf_test_dirty_free(struct perf_test_dirty *d);
 
 /* KVM_MEM_LOG_DIRTY_PAGES on (or off) for every test memslot. */
-bool perf_test_dirty_enable(struct perf_test_dirty *d, bool on, char *err, size_t len);
+int __perf_test_dirty_enable(struct perf_test_dirty *d, bool on);
 /* Read the log: KVM_GET_DIRTY_LOG of each slot, or harvest every ring. */
-bool perf_test_dirty_get(struct perf_test_dirty *d, char *err, size_t len);
+int __perf_test_dirty_get(struct perf_test_dirty *d);
 /* Re-arm what was read: KVM_CLEAR_DIRTY_LOG (manual protect) or ring reset. */
-bool perf_test_dirty_clear(struct perf_test_dirty *d, char *err, size_t len);
+int __perf_test_dirty_clear(struct perf_test_dirty *d);
 bool perf_test_dirty_needs_clear(const struct perf_test_dirty *d);
 /*
  * Compare what was read with what the pass wrote, count, and forget it;
- * false if a written page was not reported or an unwritten one was.
+ * negative if a written page was not reported or an unwritten one was.
  */
-bool perf_test_dirty_check(struct perf_test_dirty *d, struct perf_test_dirty_count *c,
-			   char *err, size_t len);
+int __perf_test_dirty_check(struct perf_test_dirty *d, struct perf_test_dirty_count *c);
 /* A vCPU thread's KVM_EXIT_DIRTY_RING_FULL: harvest its ring, reset. */
-bool perf_test_dirty_ring_full(struct perf_test_dirty *d, uint32_t vcpu_idx,
-			       char *err, size_t len);
+int __perf_test_dirty_ring_full(struct perf_test_dirty *d, uint32_t vcpu_idx);
 
 #endif /* SELFTEST_KVM_PERF_TEST_DIRTY_H */

@@ -154,22 +154,32 @@ uint64_t perf_test_check_memory(void);
 /* Assert every touched page of test memory is on NUMA node @node. */
 void perf_test_numa_check(int node);
 
-/* vCPU (or host) threads and passes (perf_test_threads.c). */
-typedef bool (*perf_test_pass_fn)(struct perf_test_vcpu_args *va, uint64_t pass,
-				  char *err, size_t len);
-/* KVM_RUN @vcpu, again after EINTR; false with @err set if it fails. */
-bool perf_test_vcpu_run(struct kvm_vcpu *vcpu, char *err, size_t len);
 /*
- * After a KVM_RUN: true if the exit is the GUEST_SYNC ending @pass; else
- * false with @err set, and a guest assert or exception kept for the report
- * the join makes.
+ * vCPU (or host) threads and passes (perf_test_threads.c).
+ *
+ * While the threads run nothing asserts: a vCPU thread, or the main
+ * thread between perf_test_start_threads() and perf_test_join_threads(),
+ * calls the __ forms, which return a negative code with the reason
+ * recorded by perf_test_fail(); the join fails the test with the record
+ * (the vCPU threads' first, then the main thread's).
  */
-bool perf_test_vcpu_sync(struct perf_test_vcpu_args *va, uint64_t pass,
-			 char *err, size_t len);
-bool perf_test_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass,
-			 char *err, size_t len);
-bool perf_test_host_pass(struct perf_test_vcpu_args *va, uint64_t pass,
-			 char *err, size_t len);
+/* A thread's pass: 0, or negative with the reason recorded. */
+typedef int (*perf_test_pass_fn)(struct perf_test_vcpu_args *va, uint64_t pass);
+/*
+ * Record why the calling thread failed (a thread keeps its first reason);
+ * perf_test_fail_more() appends to the reason.  Both return -1.
+ */
+__printf(1, 2) int perf_test_fail(const char *fmt, ...);
+__printf(1, 2) int perf_test_fail_more(const char *fmt, ...);
+/* KVM_RUN @vcpu (__vcpu_run()). */
+int __perf_test_vcpu_run(struct kvm_vcpu *vcpu);
+/*
+ * After a KVM_RUN: 0 if the exit is the GUEST_SYNC ending @pass; a guest
+ * assert or exception is kept for the report the join makes.
+ */
+int __perf_test_vcpu_sync(struct perf_test_vcpu_args *va, uint64_t pass);
+int __perf_test_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass);
+int __perf_test_host_pass(struct perf_test_vcpu_args *va, uint64_t pass);
 /* Start one thread per vCPU; pass 1 begins as soon as all exist. */
 void perf_test_start_threads(const struct perf_test_options *o, perf_test_pass_fn fn);
 /*
@@ -180,7 +190,7 @@ bool perf_test_wait_pass(uint64_t pass, bool (*abort)(void *arg), void *arg);
 void perf_test_next_pass(void);
 /* Start pass @pass and wait for it: false if it did not complete; its time. */
 bool perf_test_run_pass(uint64_t pass, uint64_t *ns);
-/* Stop and join every thread, then fail the test if one failed. */
+/* Stop and join every thread, then fail the test if one (or main) failed. */
 void perf_test_join_threads(void);
 
 #endif /* SELFTEST_KVM_PERF_TEST_UTIL_H */

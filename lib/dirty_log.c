@@ -5,15 +5,15 @@
  */
 #include "kvm_util.h"
 
-void kvm_vm_get_dirty_log(struct kvm_vm *vm, uint32_t slot, void *bitmap)
+int __kvm_vm_get_dirty_log(struct kvm_vm *vm, uint32_t slot, void *bitmap)
 {
 	struct kvm_dirty_log args = { .slot = slot, .dirty_bitmap = bitmap };
 
-	vm_ioctl(vm, KVM_GET_DIRTY_LOG, &args);
+	return __vm_ioctl(vm, KVM_GET_DIRTY_LOG, &args);
 }
 
-void kvm_vm_clear_dirty_log(struct kvm_vm *vm, uint32_t slot, void *bitmap,
-			    uint64_t first_page, uint32_t num_pages)
+int __kvm_vm_clear_dirty_log(struct kvm_vm *vm, uint32_t slot, void *bitmap,
+			     uint64_t first_page, uint32_t num_pages)
 {
 	struct kvm_clear_dirty_log args = {
 		.slot = slot,
@@ -22,7 +22,7 @@ void kvm_vm_clear_dirty_log(struct kvm_vm *vm, uint32_t slot, void *bitmap,
 		.dirty_bitmap = bitmap,
 	};
 
-	vm_ioctl(vm, KVM_CLEAR_DIRTY_LOG, &args);
+	return __vm_ioctl(vm, KVM_CLEAR_DIRTY_LOG, &args);
 }
 
 uint64_t vm_enable_manual_dirty_log_protect(struct kvm_vm *vm)

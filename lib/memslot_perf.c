@@ -87,7 +87,6 @@ struct ms_state {
 	uint64_t area, area_len;	/* the move tests' area */
 	uint64_t move_src, move_dst;
 	uint32_t move_slot;
-	char err[300];
 };
 
 /* The vCPU's MMIO exits in test memory: allowed in [lo, hi) only. */
@@ -97,26 +96,24 @@ static struct {
 	uint64_t exits;
 } ms_mmio;
 
-static bool ms_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass, char *err, size_t len)
+static int ms_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass)
 {
 	struct kvm_run *run = va->vcpu->run;
 	uint64_t gpa;
 
 	for (;;) {
-		if (!perf_test_vcpu_run(va->vcpu, err, len))
-			return false;
+		if (__perf_test_vcpu_run(va->vcpu))
+			return -1;
 		gpa = run->mmio.phys_addr;
 		if (run->exit_reason != KVM_EXIT_MMIO || gpa < ms_mmio.mem_lo ||
 		    gpa >= ms_mmio.mem_hi)
-			return perf_test_vcpu_sync(va, pass, err, len);
+			return __perf_test_vcpu_sync(va, pass);
 		if (gpa < ms_mmio.lo || gpa >= ms_mmio.hi || !run->mmio.is_write ||
-		    run->mmio.len != 8) {
-			snprintf(err, len, "unexpected MMIO %s of %u bytes at GPA 0x%lx (allowed: writes of 8 in [0x%lx, 0x%lx))",
-				 run->mmio.is_write ? "write" : "read", run->mmio.len,
-				 (unsigned long)gpa, (unsigned long)ms_mmio.lo,
-				 (unsigned long)ms_mmio.hi);
-			return false;
-		}
+		    run->mmio.len != 8)
+			return perf_test_fail("unexpected MMIO %s of %u bytes at GPA 0x%lx (allowed: writes of 8 in [0x%lx, 0x%lx))",
+					      run->mmio.is_write ? "write" : "read", run->mmio.len,
+					      (unsigned long)gpa, (unsigned long)ms_mmio.lo,
+					      (unsigned long)ms_mmio.hi);
 		ms_mmio.exits++;
 	}
 }
@@ -132,12 +129,11 @@ static bool check_page(struct ms_state *s, uint64_t off, uint64_t want)
 
 	if (got == want)
 		return true;
-	snprintf(s->err, sizeof(s->err),
-		 "%s: test memory at offset 0x%lx (slot %lu, GPA 0x%lx) holds 0x%lx, expected 0x%lx",
-		 ms_op_names[s->op], (unsigned long)off,
-		 (unsigned long)(PERF_TEST_MEM_SLOT + off / s->p->slot_size),
-		 (unsigned long)(perf_test_args.gpa + off), (unsigned long)got,
-		 (unsigned long)want);
+	perf_test_fail("%s: test memory at offset 0x%lx (slot %lu, GPA 0x%lx) holds 0x%lx, expected 0x%lx",
+		       ms_op_names[s->op], (unsigned long)off,
+		       (unsigned long)(PERF_TEST_MEM_SLOT + off / s->p->slot_size),
+		       (unsigned long)(perf_test_args.gpa + off), (unsigned long)got,
+		       (unsigned long)want);
 	return false;
 }
 
@@ -182,9 +178,9 @@ static bool unmap_range(struct ms_state *s, uint64_t first, uint64_t len, uint64
 		else
 			ret = madvise(hva_of(s, off), n, MADV_DONTNEED) ? -errno : 0;
 		if (ret) {
-			snprintf(s->err, sizeof(s->err), "%s of 0x%lx bytes at offset 0x%lx: %s",
-				 gmem ? "fallocate(PUNCH_HOLE)" : "madvise(MADV_DONTNEED)",
-				 (unsigned long)n, (unsigned long)off, strerror(-ret));
+			perf_test_fail("%s of 0x%lx bytes at offset 0x%lx: %s",
+				       gmem ? "fallocate(PUNCH_HOLE)" : "madvise(MADV_DONTNEED)",
+				       (unsigned long)n, (unsigned long)off, strerror(-ret));
 			return false;
 		}
 		off += n;
@@ -208,8 +204,8 @@ static bool guest_wait(struct ms_state *s)
 {
 	if (perf_test_wait_pass(s->pass, NULL, NULL))
 		return true;
-	snprintf(s->err, sizeof(s->err), "%s: the vCPU failed in pass %lu", ms_op_names[s->op],
-		 (unsigned long)s->pass);
+	perf_test_fail("%s: the vCPU failed in pass %lu", ms_op_names[s->op],
+		       (unsigned long)s->pass);
 	return false;
 }
 
@@ -252,8 +248,8 @@ static bool move_slot(struct ms_state *s, uint64_t gpa)
 
 	if (!ret)
 		return true;
-	snprintf(s->err, sizeof(s->err), "moving slot %u to GPA 0x%lx: %s", s->move_slot,
-		 (unsigned long)gpa, strerror(-ret));
+	perf_test_fail("moving slot %u to GPA 0x%lx: %s", s->move_slot,
+		       (unsigned long)gpa, strerror(-ret));
 	return false;
 }
 
@@ -416,7 +412,6 @@ void ms_run_once(enum vm_guest_mode mode, const struct ms_config *p, enum ms_op 
 	uint64_t align = get_backing_src_pagesz(p->o.backing);
 	struct ms_state s = { .p = p, .op = op };
 	struct perf_test_options o = p->o;
-	bool ok;
 
 	o.guest_code = ms_guest_code;
 	s.vm = perf_test_create_vm(mode, &o);
@@ -428,11 +423,10 @@ void ms_run_once(enum vm_guest_mode mode, const struct ms_config *p, enum ms_op 
 	prepare(&s);
 	s.pass = 1;
 	perf_test_start_threads(&o, ms_vcpu_pass);
-	ok = timed_loop(&s, r);
+	timed_loop(&s, r);
 	/* A failed check can leave the vCPU spinning: stop it for the join. */
 	write_guest_global(s.vm, ms_guest.stop, true);
 	perf_test_join_threads();
-	TEST_ASSERT(ok, "%s", s.err);
 
 	r->setup_ns = perf_test_args.slots_ns;
 	r->iter_ns = r->loop_ns / r->iterations;

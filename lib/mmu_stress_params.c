@@ -163,9 +163,7 @@ static void probe_ro_write(void)
 	virt_pg_map(vm, gva, gpa);
 	vcpu_args_set(vcpu, 1, gva);
 	TEST_ASSERT(!mprotect(addr_gpa2hva(vm, gpa), size, PROT_READ), "mprotect(PROT_READ)");
-	do {
-		ret = __vcpu_run(vcpu);
-	} while (ret && errno == EINTR);
+	ret = __vcpu_run(vcpu);
 	if (!ret && vcpu->run->exit_reason == KVM_EXIT_MMIO)
 		test_skip("This KVM emulates a guest write to read-only host memory as MMIO (KVM_EXIT_MMIO at GPA 0x%lx), not EFAULT from KVM_RUN: the ro stage cannot run",
 			  (unsigned long)vcpu->run->mmio.phys_addr);

@@ -10,8 +10,11 @@
 #include "bitmap.h"
 #include "perf_test_dirty.h"
 
-#define err_ioctl(err, len, name, fd, ret) \
-	snprintf(err, len, __KVM_IOCTL_ERROR(name, fd, ret))
+/* An ioctl of the VM failed while the vCPU threads run: record it. */
+static int fail_ioctl(struct perf_test_dirty *d, const char *name, int ret)
+{
+	return perf_test_fail(__KVM_IOCTL_ERROR(name, d->vm->fd, ret));
+}
 
 static uint64_t slot_bytes(const struct perf_test_dirty *d)
 {
@@ -95,7 +98,7 @@ void perf_test_dirty_free(struct perf_test_dirty *d)
 	memset(d, 0, sizeof(*d));
 }
 
-bool perf_test_dirty_enable(struct perf_test_dirty *d, bool on, char *err, size_t len)
+int __perf_test_dirty_enable(struct perf_test_dirty *d, bool on)
 {
 	int i, ret;
 
@@ -104,12 +107,11 @@ bool perf_test_dirty_enable(struct perf_test_dirty *d, bool on, char *err, size_
 						on ? KVM_MEM_LOG_DIRTY_PAGES : 0);
 		if (ret) {
 			errno = -ret;
-			err_ioctl(err, len, "KVM_SET_USER_MEMORY_REGION", d->vm->fd, -1);
-			return false;
+			return fail_ioctl(d, "KVM_SET_USER_MEMORY_REGION", -1);
 		}
 	}
 	d->all_dirty = on && (d->manual & KVM_DIRTY_LOG_INITIALLY_SET);
-	return true;
+	return 0;
 }
 
 /* A harvested ring entry: its page's bit in the log. */
@@ -132,40 +134,29 @@ static void harvest(struct perf_test_dirty *d, uint32_t vcpu_idx)
 	__atomic_fetch_add(&d->harvested, n, __ATOMIC_RELAXED);
 }
 
-static bool reset_rings(struct perf_test_dirty *d, char *err, size_t len)
+static int reset_rings(struct perf_test_dirty *d)
 {
 	int ret = __vm_reset_dirty_rings(d->vm);
 
-	if (ret < 0) {
-		err_ioctl(err, len, "KVM_RESET_DIRTY_RINGS", d->vm->fd, ret);
-		return false;
-	}
-	return true;
+	return ret < 0 ? fail_ioctl(d, "KVM_RESET_DIRTY_RINGS", ret) : 0;
 }
 
-bool perf_test_dirty_get(struct perf_test_dirty *d, char *err, size_t len)
+int __perf_test_dirty_get(struct perf_test_dirty *d)
 {
-	struct kvm_dirty_log log;
 	uint32_t i;
 	int ret;
 
 	if (d->ring_bytes) {
 		for (i = 0; i < perf_test_args.nr_vcpus; i++)
 			harvest(d, i);
-		return true;
+		return 0;
 	}
 	for (i = 0; i < (uint32_t)d->nr_slots; i++) {
-		log = (struct kvm_dirty_log) {
-			.slot = PERF_TEST_MEM_SLOT + i,
-			.dirty_bitmap = d->log[i],
-		};
-		ret = __vm_ioctl(d->vm, KVM_GET_DIRTY_LOG, &log);
-		if (ret) {
-			err_ioctl(err, len, "KVM_GET_DIRTY_LOG", d->vm->fd, ret);
-			return false;
-		}
+		ret = __kvm_vm_get_dirty_log(d->vm, PERF_TEST_MEM_SLOT + i, d->log[i]);
+		if (ret)
+			return fail_ioctl(d, "KVM_GET_DIRTY_LOG", ret);
 	}
-	return true;
+	return 0;
 }
 
 bool perf_test_dirty_needs_clear(const struct perf_test_dirty *d)
@@ -173,39 +164,28 @@ bool perf_test_dirty_needs_clear(const struct perf_test_dirty *d)
 	return d->ring_bytes || d->manual;
 }
 
-bool perf_test_dirty_clear(struct perf_test_dirty *d, char *err, size_t len)
+int __perf_test_dirty_clear(struct perf_test_dirty *d)
 {
-	struct kvm_clear_dirty_log clear;
 	int i, ret;
 
 	if (d->ring_bytes)
-		return reset_rings(d, err, len);
+		return reset_rings(d);
 	for (i = 0; d->manual && i < d->nr_slots; i++) {
-		clear = (struct kvm_clear_dirty_log) {
-			.slot = PERF_TEST_MEM_SLOT + i,
-			.first_page = 0,
-			.num_pages = d->slot_pages,
-			.dirty_bitmap = d->log[i],
-		};
-		ret = __vm_ioctl(d->vm, KVM_CLEAR_DIRTY_LOG, &clear);
-		if (ret) {
-			err_ioctl(err, len, "KVM_CLEAR_DIRTY_LOG", d->vm->fd, ret);
-			return false;
-		}
+		ret = __kvm_vm_clear_dirty_log(d->vm, PERF_TEST_MEM_SLOT + i, d->log[i], 0,
+					       d->slot_pages);
+		if (ret)
+			return fail_ioctl(d, "KVM_CLEAR_DIRTY_LOG", ret);
 	}
-	return true;
+	return 0;
 }
 
-bool perf_test_dirty_ring_full(struct perf_test_dirty *d, uint32_t vcpu_idx,
-			       char *err, size_t len)
+int __perf_test_dirty_ring_full(struct perf_test_dirty *d, uint32_t vcpu_idx)
 {
-	if (!d->ring_bytes) {
-		snprintf(err, len, "KVM_EXIT_DIRTY_RING_FULL without a dirty ring");
-		return false;
-	}
+	if (!d->ring_bytes)
+		return perf_test_fail("KVM_EXIT_DIRTY_RING_FULL without a dirty ring");
 	harvest(d, vcpu_idx);
 	__atomic_fetch_add(&d->ring_full_exits, 1, __ATOMIC_RELAXED);
-	return reset_rings(d, err, len);
+	return reset_rings(d);
 }
 
 /* Count one slot's differences, then clear its log. */
@@ -232,8 +212,7 @@ static void check_slot(struct perf_test_dirty *d, int slot, struct perf_test_dir
 	}
 }
 
-bool perf_test_dirty_check(struct perf_test_dirty *d, struct perf_test_dirty_count *c,
-			   char *err, size_t len)
+int __perf_test_dirty_check(struct perf_test_dirty *d, struct perf_test_dirty_count *c)
 {
 	uint64_t first_bad = UINT64_MAX, page = getpagesize();
 	int i;
@@ -242,16 +221,13 @@ bool perf_test_dirty_check(struct perf_test_dirty *d, struct perf_test_dirty_cou
 	for (i = 0; i < d->nr_slots; i++)
 		check_slot(d, i, c, &first_bad);
 	d->all_dirty = false;
-	if (d->stray) {
-		snprintf(err, len, "%lu dirty ring entries outside test memory",
-			 (unsigned long)d->stray);
-		return false;
-	}
+	if (d->stray)
+		return perf_test_fail("%lu dirty ring entries outside test memory",
+				      (unsigned long)d->stray);
 	if (first_bad == UINT64_MAX)
-		return true;
-	snprintf(err, len, "dirty log: %lu pages reported, %lu expected: %lu missing, %lu extra; first difference at GPA 0x%lx",
-		 (unsigned long)c->reported, (unsigned long)c->expected,
-		 (unsigned long)c->missing, (unsigned long)c->extra,
-		 (unsigned long)(perf_test_args.gpa + first_bad * page));
-	return false;
+		return 0;
+	return perf_test_fail("dirty log: %lu pages reported, %lu expected: %lu missing, %lu extra; first difference at GPA 0x%lx",
+			      (unsigned long)c->reported, (unsigned long)c->expected,
+			      (unsigned long)c->missing, (unsigned long)c->extra,
+			      (unsigned long)(perf_test_args.gpa + first_bad * page));
 }

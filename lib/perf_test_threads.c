@@ -8,9 +8,12 @@
  * does not stall vCPUs that are faulting memory in.  -B turns it off.
  *
  * A thread never exits the process: a failure (KVM_RUN error, guest
- * assert, unexpected exit) is recorded and the thread returns; the main
- * thread joins every thread and then fails the test with the record.
+ * assert, unexpected exit) is recorded (perf_test_fail()) and the thread
+ * returns; the main thread, which records its own failures the same way
+ * while the threads run, joins every thread and then fails the test with
+ * the record.
  */
+#include <stdarg.h>
 #include <pthread.h>
 #include <sched.h>
 
@@ -38,29 +41,62 @@ static struct {
 	bool stop;
 	bool failed;
 	struct perf_test_thread threads[KVM_MAX_VCPUS];
+	char main_err[300];		/* the main thread's record */
 } pt = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
 };
 
-bool perf_test_vcpu_run(struct kvm_vcpu *vcpu, char *err, size_t len)
-{
-	int ret;
+/* The calling thread's record: a vCPU thread's, or the main thread's. */
+static __thread struct perf_test_thread *self;
 
-	do {
-		ret = __vcpu_run(vcpu);
-	} while (ret && errno == EINTR);
-	if (ret) {
-		snprintf(err, len, "KVM_RUN failed: %s, exit reason %u (%s)",
-			 strerror(errno), vcpu->run->exit_reason,
-			 exit_reason_str(vcpu->run->exit_reason));
-		return false;
-	}
-	return true;
+static char *record(size_t *len)
+{
+	*len = self ? sizeof(self->err) : sizeof(pt.main_err);
+	return self ? self->err : pt.main_err;
 }
 
-bool perf_test_vcpu_sync(struct perf_test_vcpu_args *va, uint64_t pass,
-			 char *err, size_t len)
+static int vrecord(bool append, const char *fmt, va_list ap)
+{
+	size_t len, used;
+	char *err = record(&len);
+
+	used = strlen(err);
+	if (!append && used)
+		return -1;
+	vsnprintf(err + used, len - used, fmt, ap);
+	return -1;
+}
+
+int perf_test_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vrecord(false, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int perf_test_fail_more(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vrecord(true, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int __perf_test_vcpu_run(struct kvm_vcpu *vcpu)
+{
+	if (!__vcpu_run(vcpu))
+		return 0;
+	return perf_test_fail("KVM_RUN failed: %s, exit reason %u (%s)", strerror(errno),
+			      vcpu->run->exit_reason, exit_reason_str(vcpu->run->exit_reason));
+}
+
+int __perf_test_vcpu_sync(struct perf_test_vcpu_args *va, uint64_t pass)
 {
 	struct perf_test_thread *t = &pt.threads[va->vcpu_idx];
 	struct kvm_vcpu *vcpu = va->vcpu;
@@ -68,40 +104,32 @@ bool perf_test_vcpu_sync(struct perf_test_vcpu_args *va, uint64_t pass,
 	switch (__get_ucall(vcpu, &t->uc)) {
 	case UCALL_SYNC:
 		if (t->uc.args[1] == pass)
-			return true;
-		snprintf(err, len, "GUEST_SYNC(%lu) in pass %lu",
-			 (unsigned long)t->uc.args[1], (unsigned long)pass);
-		return false;
+			return 0;
+		return perf_test_fail("GUEST_SYNC(%lu) in pass %lu",
+				      (unsigned long)t->uc.args[1], (unsigned long)pass);
 	case UCALL_ABORT:
 		t->guest_assert = true;
-		snprintf(err, len, "guest assertion");
-		return false;
+		return perf_test_fail("guest assertion");
 	case UCALL_UNHANDLED:
 		t->guest_exception = true;
-		snprintf(err, len, "unexpected guest exception");
-		return false;
+		return perf_test_fail("unexpected guest exception");
 	case UCALL_NONE:
-		snprintf(err, len, "unexpected exit %u (%s)", vcpu->run->exit_reason,
-			 exit_reason_str(vcpu->run->exit_reason));
-		return false;
+		return perf_test_fail("unexpected exit %u (%s)", vcpu->run->exit_reason,
+				      exit_reason_str(vcpu->run->exit_reason));
 	default:
-		snprintf(err, len, "unexpected ucall %lu", (unsigned long)t->uc.cmd);
-		return false;
+		return perf_test_fail("unexpected ucall %lu", (unsigned long)t->uc.cmd);
 	}
 }
 
-bool perf_test_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass,
-			 char *err, size_t len)
+int __perf_test_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass)
 {
-	return perf_test_vcpu_run(va->vcpu, err, len) &&
-	       perf_test_vcpu_sync(va, pass, err, len);
+	return __perf_test_vcpu_run(va->vcpu) ?: __perf_test_vcpu_sync(va, pass);
 }
 
-bool perf_test_host_pass(struct perf_test_vcpu_args *va, uint64_t pass,
-			 char *err, size_t len)
+int __perf_test_host_pass(struct perf_test_vcpu_args *va, uint64_t pass)
 {
 	perf_test_touch_pages((uintptr_t)perf_test_args.host_region.host_mem, va->vcpu_idx);
-	return true;
+	return 0;
 }
 
 /* Wait for all threads to exist (the barrier), then for a new pass. */
@@ -126,9 +154,10 @@ static void *perf_test_thread_fn(void *arg)
 	uint64_t pass;
 	bool ok;
 
+	self = t;
 	while ((pass = wait_for_pass(va))) {
 		start = timespec_now();
-		ok = pt.fn(va, pass, t->err, sizeof(t->err));
+		ok = !pt.fn(va, pass);
 		pthread_mutex_lock(&pt.lock);
 		va->pass_ns = timespec_to_ns(timespec_elapsed(start));
 		va->passes = pass;
@@ -186,6 +215,7 @@ void perf_test_start_threads(const struct perf_test_options *o, perf_test_pass_f
 	pt.barrier = o->barrier;
 	pt.stop = false;
 	pt.failed = false;
+	pt.main_err[0] = '\0';
 	perf_test_next_pass();
 	for (i = 0; i < o->nr_vcpus; i++) {
 		memset(&pt.threads[i], 0, sizeof(pt.threads[i]));
@@ -270,4 +300,6 @@ void perf_test_join_threads(void)
 		}
 		TEST_FAIL("vCPU %d, pass %lu: %s", i, (unsigned long)t->va->passes, t->err);
 	}
+	if (pt.main_err[0])
+		TEST_FAIL("%s", pt.main_err);
 }

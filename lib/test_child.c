@@ -18,32 +18,32 @@ static void read_all(int fd, char *buf, size_t size)
 }
 
 int run_child(void (*fn)(const void *arg), const void *arg,
-	      char *out, size_t out_size, char *err, size_t err_size)
+	      char *out, size_t out_size, char *errout, size_t errout_size)
 {
 	int o[2], e[2], status;
 	pid_t pid;
 
-	TEST_ASSERT(!pipe(o) && (!err || !pipe(e)), "pipe");
+	TEST_ASSERT(!pipe(o) && (!errout || !pipe(e)), "pipe");
 	fflush(stdout);
 	pid = fork();
 	TEST_ASSERT(pid >= 0, "fork");
 	if (!pid) {
 		dup2(o[1], STDOUT_FILENO);
-		dup2(err ? e[1] : o[1], STDERR_FILENO);
+		dup2(errout ? e[1] : o[1], STDERR_FILENO);
 		close(o[0]);
-		if (err)
+		if (errout)
 			close(e[0]);
 		fn(arg);
 		exit(0);
 	}
 	close(o[1]);
-	if (err)
+	if (errout)
 		close(e[1]);
 	/* Outputs are small: reading one pipe after the other cannot block. */
 	read_all(o[0], out, out_size);
 	close(o[0]);
-	if (err) {
-		read_all(e[0], err, err_size);
+	if (errout) {
+		read_all(e[0], errout, errout_size);
 		close(e[0]);
 	}
 	TEST_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");

@@ -36,16 +36,18 @@ struct kvm_vcpu *vm_vcpu_add(struct kvm_vm *vm, uint32_t id, void *guest_code)
 
 int __vcpu_run(struct kvm_vcpu *vcpu)
 {
-	return __vcpu_ioctl(vcpu, KVM_RUN, NULL);
+	int ret;
+
+	do {
+		ret = __vcpu_ioctl(vcpu, KVM_RUN, NULL);
+	} while (ret == -1 && errno == EINTR);
+	return ret;
 }
 
 void vcpu_run(struct kvm_vcpu *vcpu)
 {
-	int ret;
+	int ret = __vcpu_run(vcpu);
 
-	do {
-		ret = __vcpu_run(vcpu);
-	} while (ret == -1 && errno == EINTR);
 	TEST_ASSERT(!ret, "KVM_RUN failed on vCPU %u, rc: %d errno: %d (%s), exit reason %u (%s)",
 		    vcpu->id, ret, errno, strerror(errno), vcpu->run->exit_reason,
 		    exit_reason_str(vcpu->run->exit_reason));

@@ -42,14 +42,10 @@ void eager_split_probe(struct eager_split_info *e)
 	kvm_vm_free(vm);
 }
 
-bool eager_split_select(bool on, char *why, size_t len)
+void eager_split_select(bool on)
 {
 	chunk = on ? smallest_block() : 0;
-	if (on && !chunk) {
-		snprintf(why, len, "KVM lacks KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE");
-		return false;
-	}
-	return true;
+	TEST_ASSERT(!on || chunk, "KVM lacks KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE");
 }
 
 void eager_split_vm_init(struct kvm_vm *vm)
@@ -66,10 +62,9 @@ void eager_split_probe(struct eager_split_info *e)
 		 "built against uapi headers without KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE");
 }
 
-bool eager_split_select(bool on, char *why, size_t len)
+void eager_split_select(bool on)
 {
-	snprintf(why, len, "built against uapi headers without KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE");
-	return !on;
+	TEST_ASSERT(!on, "built against uapi headers without KVM_CAP_ARM_EAGER_SPLIT_CHUNK_SIZE");
 }
 
 void eager_split_vm_init(struct kvm_vm *vm)

@@ -32,9 +32,12 @@ void eager_split_probe(struct eager_split_info *e)
 			 "the TDP MMU is off (kvm parameter tdp_mmu=N): huge mappings split only on writes");
 }
 
-bool eager_split_select(bool on, char *why, size_t len)
+void eager_split_select(bool on)
 {
-	return kvm_param_set("eager_page_split", on ? "Y" : "N", why, len);
+	char why[160];
+
+	TEST_ASSERT(kvm_param_set("eager_page_split", on ? "Y" : "N", why, sizeof(why)),
+		    "%s", why);
 }
 
 void eager_split_vm_init(struct kvm_vm *vm)
