@@ -43,14 +43,4 @@ static inline __guest_code void clear_bit_atomic(uint64_t nr, unsigned long *map
 	__atomic_fetch_and(&map[BIT_WORD(nr)], ~BIT_MASK(nr), __ATOMIC_SEQ_CST);
 }
 
-/* Number of set bits among the first @nbits. */
-static inline uint64_t bitmap_weight(const unsigned long *map, uint64_t nbits)
-{
-	uint64_t i, n = 0;
-
-	for (i = 0; i < nbits; i++)
-		n += test_bit(i, map);
-	return n;
-}
-
 #endif /* SELFTEST_KVM_BITMAP_H */

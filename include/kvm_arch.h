@@ -24,7 +24,6 @@
  *					mode's page size or a larger block size)
  *   virt_arch_page_sizes(vm, sizes)	mapping sizes the port can build
  *   addr_arch_gva2gpa(vm, gva, &gpa)	walk the tables; false if unmapped
- *   virt_arch_dump(stream, vm, indent)	print the page tables
  *
  * VM and vCPUs (lib/<arch>/processor.c)
  *   vm_arch_setup(vm)		after the ELF is loaded: descriptor tables,
@@ -33,7 +32,6 @@
  *   vcpu_arch_add(vm, vcpu)		registers, stack, CPUID... of a new vCPU
  *   vcpu_arch_set_entry(vcpu, code)	start the vCPU at @code
  *   vcpu_args_set(vcpu, n, ...)	up to 6 integer arguments for @code
- *   vcpu_arch_dump(stream, vcpu, indent)  print the registers
  *
  * Exceptions (lib/<arch>/processor.c + an assembly entry)
  *   vm_install_exception_handler(vm, vector, handler)  arch-typed handler
@@ -83,14 +81,12 @@ void virt_arch_pg_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t si
 /* Fills @sizes, largest first, returns how many (at most 4). */
 int virt_arch_page_sizes(struct kvm_vm *vm, uint64_t sizes[4]);
 bool addr_arch_gva2gpa(struct kvm_vm *vm, uint64_t gva, uint64_t *gpa);
-void virt_arch_dump(FILE *stream, struct kvm_vm *vm, int indent);
 
 void vm_arch_setup(struct kvm_vm *vm);
 void vm_arch_free(struct kvm_vm *vm);
 void vcpu_arch_add(struct kvm_vm *vm, struct kvm_vcpu *vcpu);
 void vcpu_arch_set_entry(struct kvm_vcpu *vcpu, void *guest_code);
 void vcpu_args_set(struct kvm_vcpu *vcpu, unsigned int num, ...);
-void vcpu_arch_dump(FILE *stream, struct kvm_vcpu *vcpu, int indent);
 
 void ucall_arch_report_unhandled(struct ucall *uc);
 

@@ -28,12 +28,9 @@ void vm_gsi_routing_set(struct kvm_vm *vm, struct kvm_irq_routing *r);
 
 /* irqfd: a write to @efd raises @gsi (edge). */
 void vm_irqfd_assign(struct kvm_vm *vm, int efd, uint32_t gsi);
-void vm_irqfd_deassign(struct kvm_vm *vm, int efd, uint32_t gsi);
 /* ioeventfd: a @len-byte guest write to @addr (a port if @pio) signals @efd. */
 void vm_ioeventfd_assign(struct kvm_vm *vm, uint64_t addr, uint32_t len,
 			 bool pio, int efd);
-void vm_ioeventfd_deassign(struct kvm_vm *vm, uint64_t addr, uint32_t len,
-			   bool pio, int efd);
 
 /*
  * NULL if this KVM has everything an irqfd/ioeventfd test needs (the caps

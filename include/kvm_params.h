@@ -17,8 +17,6 @@
 bool kvm_param_read(const char *name, char *buf, size_t len);
 /* A boolean parameter: 1 (Y), 0 (N), -1 if absent or not a boolean. */
 int kvm_param_bool(const char *name);
-/* An integer parameter, or @dflt if absent or not a number. */
-long kvm_param_long(const char *name, long dflt);
 /*
  * Write @value to @name, the old value to be restored at exit; false with
  * the reason in @why if the parameter is absent or read-only here.

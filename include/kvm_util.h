@@ -142,7 +142,6 @@ void kvm_vm_free(struct kvm_vm *vm);
 int vm_check_cap(struct kvm_vm *vm, long cap);
 int __vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
 void vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
-void vm_dump(FILE *stream, struct kvm_vm *vm, int indent);
 
 /* Binary statistics (stats.c): a VM or vCPU stat by name, e.g. "exits". */
 uint64_t vm_get_stat(struct kvm_vm *vm, const char *name);
@@ -259,17 +258,12 @@ void virt_pg_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa);
 void virt_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t npages);
 void *addr_gpa2hva(struct kvm_vm *vm, uint64_t gpa);
 void *addr_gpa2alias(struct kvm_vm *vm, uint64_t gpa);
-uint64_t addr_hva2gpa(struct kvm_vm *vm, void *hva);
 uint64_t addr_gva2gpa(struct kvm_vm *vm, uint64_t gva);
 void *addr_gva2hva(struct kvm_vm *vm, uint64_t gva);
 
 #define sync_global_to_guest(vm, g) ({					\
 	__typeof__(g) *__p = addr_gva2hva(vm, (uint64_t)&(g));		\
 	memcpy((void *)__p, (const void *)&(g), sizeof(g));		\
-})
-#define sync_global_from_guest(vm, g) ({				\
-	__typeof__(g) *__p = addr_gva2hva(vm, (uint64_t)&(g));		\
-	memcpy((void *)&(g), (const void *)__p, sizeof(g));		\
 })
 /* Write @val into the guest's copy of global @g. */
 #define write_guest_global(vm, g, val) ({				\
@@ -288,9 +282,6 @@ int __vcpu_run(struct kvm_vcpu *vcpu);
 void vcpu_run(struct kvm_vcpu *vcpu);
 void vcpu_regs_get(struct kvm_vcpu *vcpu, struct kvm_regs *regs);
 void vcpu_regs_set(struct kvm_vcpu *vcpu, struct kvm_regs *regs);
-int __vcpu_enable_cap(struct kvm_vcpu *vcpu, uint32_t cap, uint64_t arg0);
-void vcpu_enable_cap(struct kvm_vcpu *vcpu, uint32_t cap, uint64_t arg0);
-void vcpu_dump(FILE *stream, struct kvm_vcpu *vcpu, int indent);
 const char *exit_reason_str(unsigned int exit_reason);
 
 #define TEST_ASSERT_KVM_EXIT_REASON(vcpu, expected) do {		\

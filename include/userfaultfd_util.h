@@ -98,17 +98,11 @@ const char *uffd_unavailable(enum uffd_mode mode, uint32_t backing, bool user_on
 			     char *why, size_t len);
 
 /*
- * Register [hva, hva + len) of @backing memory for @mode and start
- * @nr_readers readers.  A fault is served one backing page at a time; the
- * MISSING source page holds zeroes.
- */
-struct uffd_desc *uffd_setup_demand_paging(enum uffd_mode mode, enum uffd_wake wake,
-					   unsigned int delay_us, void *hva,
-					   uint64_t len, uint32_t backing,
-					   int nr_readers, bool user_only);
-/*
- * The two halves of uffd_setup_demand_paging(): set up every uffd before
- * starting any reader, and a failed setup leaves no thread behind.
+ * Register [hva, hva + len) of @backing memory for @mode, with
+ * @nr_readers readers to start later (uffd_start_readers()): set up every
+ * uffd before starting any reader, and a failed setup leaves no thread
+ * behind.  A fault is served one backing page at a time; the MISSING
+ * source page holds zeroes.
  */
 struct uffd_desc *uffd_create(enum uffd_mode mode, enum uffd_wake wake,
 			      unsigned int delay_us, void *hva, uint64_t len,

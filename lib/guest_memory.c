@@ -183,19 +183,6 @@ void *addr_gpa2alias(struct kvm_vm *vm, uint64_t gpa)
 	return (uint8_t *)r->host_alias + (gpa - r->region.guest_phys_addr);
 }
 
-uint64_t addr_hva2gpa(struct kvm_vm *vm, void *hva)
-{
-	struct userspace_mem_region *r;
-	uintptr_t a = (uintptr_t)hva, h;
-
-	for (r = vm->regions; r; r = r->next) {
-		h = (uintptr_t)r->host_mem;
-		if (a >= h && a - h < r->region.memory_size)
-			return r->region.guest_phys_addr + (a - h);
-	}
-	TEST_FAIL("No memslot maps host address %p", hva);
-}
-
 uint64_t addr_gva2gpa(struct kvm_vm *vm, uint64_t gva)
 {
 	uint64_t gpa;

@@ -67,11 +67,6 @@ void vm_irqfd_assign(struct kvm_vm *vm, int efd, uint32_t gsi)
 	irqfd(vm, efd, gsi, 0);
 }
 
-void vm_irqfd_deassign(struct kvm_vm *vm, int efd, uint32_t gsi)
-{
-	irqfd(vm, efd, gsi, KVM_IRQFD_FLAG_DEASSIGN);
-}
-
 static void ioeventfd(struct kvm_vm *vm, uint64_t addr, uint32_t len, int efd,
 		      uint32_t flags)
 {
@@ -86,13 +81,6 @@ void vm_ioeventfd_assign(struct kvm_vm *vm, uint64_t addr, uint32_t len,
 			 bool pio, int efd)
 {
 	ioeventfd(vm, addr, len, efd, pio ? KVM_IOEVENTFD_FLAG_PIO : 0);
-}
-
-void vm_ioeventfd_deassign(struct kvm_vm *vm, uint64_t addr, uint32_t len,
-			   bool pio, int efd)
-{
-	ioeventfd(vm, addr, len, efd, KVM_IOEVENTFD_FLAG_DEASSIGN |
-		  (pio ? KVM_IOEVENTFD_FLAG_PIO : 0));
 }
 
 const char *kvm_irq_unavailable(char *why, size_t len)

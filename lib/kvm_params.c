@@ -56,18 +56,6 @@ int kvm_param_bool(const char *name)
 	return -1;
 }
 
-long kvm_param_long(const char *name, long dflt)
-{
-	char v[KVM_PARAM_LEN], *end;
-	long n;
-
-	if (!kvm_param_read(name, v, sizeof(v)))
-		return dflt;
-	errno = 0;
-	n = strtol(v, &end, 0);
-	return errno || end == v || *end ? dflt : n;
-}
-
 static bool write_path(const char *path, const char *value)
 {
 	int fd = open(path, O_WRONLY), err;

@@ -217,22 +217,3 @@ void vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0)
 	TEST_ASSERT(!ret, "KVM_ENABLE_CAP(%u, 0x%lx) failed on vm fd %d, errno: %d (%s)",
 		    cap, (unsigned long)arg0, vm->fd, errno, strerror(errno));
 }
-
-void vm_dump(FILE *stream, struct kvm_vm *vm, int indent)
-{
-	struct userspace_mem_region *r;
-	struct kvm_vcpu *vcpu;
-
-	fprintf(stream, "%*smode: %s, pa_bits: %u, va_bits: %u, page_size: 0x%x\n",
-		indent, "", vm_guest_mode_string(vm->mode), vm->pa_bits,
-		vm->va_bits, vm->page_size);
-	for (r = vm->regions; r; r = r->next)
-		fprintf(stream, "%*sslot %u: gpa 0x%llx size 0x%llx hva %p (%s)\n",
-			indent, "", r->region.slot, r->region.guest_phys_addr,
-			r->region.memory_size, r->host_mem,
-			vm_mem_backing_src_alias(r->src_type)->name);
-	if (vm->pgd_created)
-		virt_arch_dump(stream, vm, indent);
-	for (vcpu = vm->vcpus; vcpu; vcpu = vcpu->next)
-		vcpu_dump(stream, vcpu, indent);
-}

@@ -374,18 +374,6 @@ void uffd_start_readers(struct uffd_desc *u)
 		usleep(100);
 }
 
-struct uffd_desc *uffd_setup_demand_paging(enum uffd_mode mode, enum uffd_wake wake,
-					   unsigned int delay_us, void *hva,
-					   uint64_t len, uint32_t backing,
-					   int nr_readers, bool user_only)
-{
-	struct uffd_desc *u = uffd_create(mode, wake, delay_us, hva, len, backing,
-					  nr_readers, user_only);
-
-	uffd_start_readers(u);
-	return u;
-}
-
 /*
  * Unregister the range and wake every fault waiting on it, so that threads
  * blocked in those faults go on as if the range was never registered.

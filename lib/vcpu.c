@@ -63,29 +63,6 @@ void vcpu_regs_set(struct kvm_vcpu *vcpu, struct kvm_regs *regs)
 	vcpu_ioctl(vcpu, KVM_SET_REGS, regs);
 }
 
-int __vcpu_enable_cap(struct kvm_vcpu *vcpu, uint32_t cap, uint64_t arg0)
-{
-	struct kvm_enable_cap ec = { .cap = cap, .args[0] = arg0 };
-
-	return __vcpu_ioctl(vcpu, KVM_ENABLE_CAP, &ec);
-}
-
-void vcpu_enable_cap(struct kvm_vcpu *vcpu, uint32_t cap, uint64_t arg0)
-{
-	int ret = __vcpu_enable_cap(vcpu, cap, arg0);
-
-	TEST_ASSERT(!ret, "KVM_ENABLE_CAP(%u) failed on vCPU %u, errno: %d (%s)",
-		    cap, vcpu->id, errno, strerror(errno));
-}
-
-void vcpu_dump(FILE *stream, struct kvm_vcpu *vcpu, int indent)
-{
-	fprintf(stream, "%*svCPU %u: fd %d, last exit %u (%s)\n", indent, "",
-		vcpu->id, vcpu->fd, vcpu->run->exit_reason,
-		exit_reason_str(vcpu->run->exit_reason));
-	vcpu_arch_dump(stream, vcpu, indent + 2);
-}
-
 #define EXIT_REASON(r)	{ KVM_EXIT_##r, #r }
 
 static const struct {

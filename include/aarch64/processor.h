@@ -202,8 +202,6 @@ void psci_system_off(void);
  */
 #define CPU_ON_ENTRY_GPA	0
 
-/* Host helpers. */
-int __vcpu_get_reg(struct kvm_vcpu *vcpu, uint64_t id, void *addr);
 void vcpu_get_reg(struct kvm_vcpu *vcpu, uint64_t id, void *addr);
 void vcpu_set_reg(struct kvm_vcpu *vcpu, uint64_t id, uint64_t val);
 uint64_t vcpu_get_reg64(struct kvm_vcpu *vcpu, uint64_t id);

@@ -224,7 +224,6 @@ void vcpu_sregs_get(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs);
 void vcpu_sregs_set(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs);
 int __vcpu_sregs_set(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs);
 void vcpu_events_get(struct kvm_vcpu *vcpu, struct kvm_vcpu_events *events);
-void vcpu_events_set(struct kvm_vcpu *vcpu, struct kvm_vcpu_events *events);
 
 /* KVM_GET_SUPPORTED_CPUID, read once. */
 const struct kvm_cpuid2 *kvm_get_supported_cpuid(void);

@@ -229,30 +229,6 @@ bool addr_arch_gva2gpa(struct kvm_vm *vm, uint64_t gva, uint64_t *gpa)
 	return false;
 }
 
-static void pt_dump(FILE *stream, struct kvm_vm *vm, uint64_t table_gpa, int level,
-		    uint64_t base, int indent)
-{
-	uint64_t *table = pt_hva(vm, table_gpa), gva;
-	unsigned int i, n = 1U << (vm->page_shift - 3);
-
-	for (i = 0; i < n; i++) {
-		if (!(table[i] & PTE_VALID))
-			continue;
-		gva = base | ((uint64_t)i << level_shift(vm, level));
-		fprintf(stream, "%*sL%d[%4u] gva 0x%lx: 0x%lx\n", indent, "", level, i,
-			(unsigned long)gva, (unsigned long)table[i]);
-		if (level < 3 && (table[i] & PTE_TYPE_MASK) != PTE_TYPE_BLOCK)
-			pt_dump(stream, vm, pte_addr(vm, table[i]), level + 1, gva, indent + 2);
-	}
-}
-
-void virt_arch_dump(FILE *stream, struct kvm_vm *vm, int indent)
-{
-	fprintf(stream, "%*sTTBR0 table at GPA 0x%lx (start level %d):\n", indent, "",
-		(unsigned long)vm->pgd, start_level(vm));
-	pt_dump(stream, vm, vm->pgd, start_level(vm), 0, indent + 2);
-}
-
 static uint64_t tcr_ips(unsigned int pa_bits)
 {
 	static const unsigned int bits[] = { 32, 36, 40, 42, 44, 48, 52 };

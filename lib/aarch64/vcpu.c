@@ -9,13 +9,6 @@
 #define GUEST_STACK_VADDR_MIN	0x100000
 #define NR_ARGS			8	/* x0-x7 */
 
-int __vcpu_get_reg(struct kvm_vcpu *vcpu, uint64_t id, void *addr)
-{
-	struct kvm_one_reg reg = { .id = id, .addr = (uintptr_t)addr };
-
-	return __vcpu_ioctl(vcpu, KVM_GET_ONE_REG, &reg);
-}
-
 void vcpu_get_reg(struct kvm_vcpu *vcpu, uint64_t id, void *addr)
 {
 	struct kvm_one_reg reg = { .id = id, .addr = (uintptr_t)addr };
@@ -126,28 +119,4 @@ void vcpu_args_set(struct kvm_vcpu *vcpu, unsigned int num, ...)
 	for (i = 0; i < num; i++)
 		vcpu_set_reg(vcpu, ARM64_CORE_X(i), va_arg(va, uint64_t));
 	va_end(va);
-}
-
-void vcpu_arch_dump(FILE *stream, struct kvm_vcpu *vcpu, int indent)
-{
-	static const struct {
-		const char *name;
-		uint64_t id;
-	} regs[] = {
-		{ "pc", ARM64_CORE_PC }, { "pstate", ARM64_CORE_PSTATE },
-		{ "sp_el1", ARM64_CORE_SP_EL1 }, { "elr_el1", ARM64_CORE_ELR_EL1 },
-		{ "x0", ARM64_CORE_X(0) }, { "x30", ARM64_CORE_X(30) },
-		{ "sctlr_el1", SYS_SCTLR_EL1 }, { "tcr_el1", SYS_TCR_EL1 },
-		{ "ttbr0_el1", SYS_TTBR0_EL1 }, { "vbar_el1", SYS_VBAR_EL1 },
-		{ "esr_el1", SYS_ESR_EL1 }, { "far_el1", SYS_FAR_EL1 },
-	};
-	unsigned int i;
-	uint64_t v;
-
-	for (i = 0; i < ARRAY_SIZE(regs); i++) {
-		if (__vcpu_get_reg(vcpu, regs[i].id, &v))
-			continue;
-		fprintf(stream, "%*s%-10s 0x%lx\n", indent, "", regs[i].name,
-			(unsigned long)v);
-	}
 }

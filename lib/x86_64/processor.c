@@ -152,27 +152,3 @@ bool addr_arch_gva2gpa(struct kvm_vm *vm, uint64_t gva, uint64_t *gpa)
 	       (gva & (level_size(level) - 1));
 	return true;
 }
-
-static void pt_dump(FILE *stream, struct kvm_vm *vm, uint64_t table_gpa, int level,
-		    uint64_t base, int indent)
-{
-	static const char * const names[] = { "PTE", "PDE", "PDPTE", "PML4E" };
-	uint64_t *table = pt_hva(vm, table_gpa), gva;
-	int i;
-
-	for (i = 0; i < PT_ENTRIES; i++) {
-		if (!(table[i] & PTE_PRESENT))
-			continue;
-		gva = base | ((uint64_t)i << (12 + 9 * level));
-		fprintf(stream, "%*s%s[%3d] gva 0x%lx: 0x%lx\n", indent, "", names[level],
-			i, (unsigned long)gva, (unsigned long)table[i]);
-		if (level && !(table[i] & PTE_LARGE))
-			pt_dump(stream, vm, table[i], level - 1, gva, indent + 2);
-	}
-}
-
-void virt_arch_dump(FILE *stream, struct kvm_vm *vm, int indent)
-{
-	fprintf(stream, "%*sPML4 at GPA 0x%lx:\n", indent, "", (unsigned long)vm->pgd);
-	pt_dump(stream, vm, vm->pgd, PT_LEVELS - 1, 0, indent + 2);
-}

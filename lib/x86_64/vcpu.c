@@ -29,11 +29,6 @@ void vcpu_events_get(struct kvm_vcpu *vcpu, struct kvm_vcpu_events *events)
 	vcpu_ioctl(vcpu, KVM_GET_VCPU_EVENTS, events);
 }
 
-void vcpu_events_set(struct kvm_vcpu *vcpu, struct kvm_vcpu_events *events)
-{
-	vcpu_ioctl(vcpu, KVM_SET_VCPU_EVENTS, events);
-}
-
 static bool cpu_has_nx(void)
 {
 	const struct kvm_cpuid_entry2 *e = kvm_get_supported_cpuid_entry(0x80000001, 0);
@@ -105,17 +100,4 @@ void vcpu_args_set(struct kvm_vcpu *vcpu, unsigned int num, ...)
 		*slots[i] = va_arg(va, uint64_t);
 	va_end(va);
 	vcpu_regs_set(vcpu, &regs);
-}
-
-void vcpu_arch_dump(FILE *stream, struct kvm_vcpu *vcpu, int indent)
-{
-	struct kvm_sregs sregs;
-	struct kvm_regs regs;
-
-	vcpu_regs_get(vcpu, &regs);
-	vcpu_sregs_get(vcpu, &sregs);
-	fprintf(stream, "%*srip 0x%llx rsp 0x%llx rflags 0x%llx\n", indent, "",
-		regs.rip, regs.rsp, regs.rflags);
-	fprintf(stream, "%*scr0 0x%llx cr2 0x%llx cr3 0x%llx cr4 0x%llx efer 0x%llx\n",
-		indent, "", sregs.cr0, sregs.cr2, sregs.cr3, sregs.cr4, sregs.efer);
 }
