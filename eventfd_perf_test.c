@@ -21,6 +21,7 @@
  * (spurious), no doorbell was coalesced with another; a lost one stalls
  * the pair, and the stall is reported with the counts.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 
@@ -194,6 +195,39 @@ static void parse_args(int argc, char *argv[], struct ef_params *p)
 		test_usage_error("Unexpected argument '%s'", argv[optind]);
 }
 
+/*
+ * NULL if this KVM has everything the test needs (the caps and the arch's
+ * in-kernel interrupt controller), else the reason in @why.  Probed on a
+ * scratch VM.
+ */
+static const char *irq_unavailable(char *why, size_t len)
+{
+	static const struct {
+		long cap;
+		const char *name;
+	} caps[] = {
+		{ KVM_CAP_IRQFD, "KVM_CAP_IRQFD" },
+		{ KVM_CAP_IOEVENTFD, "KVM_CAP_IOEVENTFD" },
+		{ KVM_CAP_IRQ_ROUTING, "KVM_CAP_IRQ_ROUTING" },
+	};
+	const char *ret;
+	unsigned int i;
+	int kvm, vm;
+
+	for (i = 0; i < ARRAY_SIZE(caps); i++) {
+		if (kvm_has_cap(caps[i].cap))
+			continue;
+		snprintf(why, len, "KVM lacks %s", caps[i].name);
+		return why;
+	}
+	kvm = open_kvm_dev_path_or_exit(O_RDWR);
+	vm = kvm_ioctl(kvm, KVM_CREATE_VM, 0);
+	ret = kvm_arch_irqchip_unavailable(vm, why, len);
+	close(vm);
+	close(kvm);
+	return ret;
+}
+
 /* Usage errors first, then what the host lacks. */
 static void check_params(struct ef_params *p)
 {
@@ -211,7 +245,7 @@ static void check_params(struct ef_params *p)
 	perf_test_options_check(&p->o, p->host_only);
 	if (p->host_only)
 		return;
-	if (kvm_irq_unavailable(why, sizeof(why)))
+	if (irq_unavailable(why, sizeof(why)))
 		test_skip("%s", why);
 	if ((uint32_t)p->o.nr_vcpus > kvm_irq_max_routes())
 		test_skip("%d pairs: this arch's irqchip set-up routes at most %u",

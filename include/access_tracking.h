@@ -86,19 +86,4 @@ bool access_counts_inexact(char *why, size_t len);
 bool access_check_bound(const char *what, uint64_t got, uint64_t min, uint64_t total,
 			bool warn_only);
 
-/* Shared by the mechanisms: changes to the host, undone at teardown/exit. */
-/*
- * Write @val to @path; at teardown write @undo back (NULL: the value it
- * had).  False if the write fails.
- */
-bool access_write_restore(const char *path, const char *val, const char *undo);
-/* Mount @fstype at @dir (created if missing), unmounted at teardown; false if it fails. */
-bool access_mount_restore(const char *fstype, const char *dir);
-/* rmdir @dir at teardown, after what was pushed later is undone. */
-void access_rmdir_at_restore(const char *dir);
-/* Undo every change, last first (also run at exit). */
-void access_restore_all(void);
-/* Write @val to @path; false with errno if it fails. */
-bool access_write_file(const char *path, const char *val);
-
 #endif /* SELFTEST_KVM_ACCESS_TRACKING_H */

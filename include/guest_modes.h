@@ -2,7 +2,8 @@
 /*
  * Guest modes: the physical address width, virtual address width and page
  * size a VM's page tables use.  One table, in lib/guest_modes.c; which modes
- * this host can run is the arch's answer (guest_mode_arch_supported()).
+ * this host can run is the arch's answer (guest_mode_arch_supported()),
+ * which lib/guest_mode_runner.c asks to choose the modes a test runs.
  */
 #ifndef SELFTEST_KVM_GUEST_MODES_H
 #define SELFTEST_KVM_GUEST_MODES_H

@@ -33,12 +33,9 @@ void vm_ioeventfd_assign(struct kvm_vm *vm, uint64_t addr, uint32_t len,
 			 bool pio, int efd);
 
 /*
- * NULL if this KVM has everything an irqfd/ioeventfd test needs (the caps
- * and the arch's in-kernel interrupt controller), else the reason in @why.
- * Probed on a scratch VM.
+ * NULL if the arch's in-kernel interrupt controller works on scratch VM
+ * @vm_fd, else the reason in @why.
  */
-const char *kvm_irq_unavailable(char *why, size_t len);
-/* The arch's part of it: its interrupt controller, on scratch VM @vm_fd. */
 const char *kvm_arch_irqchip_unavailable(int vm_fd, char *why, size_t len);
 
 /*

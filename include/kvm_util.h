@@ -106,12 +106,18 @@ struct kvm_vm {
 		    "%s should fail with %s, rc: %d errno: %d (%s)",	\
 		    name, strerror(err), ret, errno, strerror(errno))
 
+/* /dev/kvm and capabilities (kvm_dev.c). */
 /* Open /dev/kvm with @flags, or skip (exit 4) saying why it can't be. */
 int open_kvm_dev_path_or_exit(int flags);
+/* The same, and assert KVM_GET_API_VERSION is the one this suite knows. */
+int kvm_dev_open(int flags);
 /* Skip (exit 4) unless /dev/kvm opens: call it before printing a TAP plan. */
 void kvm_require_dev(void);
 int kvm_check_cap(long cap);
 #define kvm_has_cap(cap)	(kvm_check_cap(cap) > 0)
+int vm_check_cap(struct kvm_vm *vm, long cap);
+int __vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
+void vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
 
 /* VM lifecycle (kvm_util.c). */
 struct kvm_vm *vm_create_barebones(void);
@@ -139,9 +145,6 @@ struct kvm_vm *vm_create_with_one_vcpu(struct kvm_vcpu **vcpu, void *guest_code)
 struct kvm_vm *vm_create_shape_with_one_vcpu(struct vm_shape shape, struct kvm_vcpu **vcpu,
 					     void *guest_code);
 void kvm_vm_free(struct kvm_vm *vm);
-int vm_check_cap(struct kvm_vm *vm, long cap);
-int __vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
-void vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0);
 
 /* Binary statistics (stats.c): a VM or vCPU stat by name, e.g. "exits". */
 uint64_t vm_get_stat(struct kvm_vm *vm, const char *name);
@@ -238,12 +241,16 @@ void backing_region_map(struct userspace_mem_region *r, size_t size);
 void region_guest_memfd(struct kvm_vm *vm, struct userspace_mem_region *r, uint64_t size);
 void backing_region_unmap(struct userspace_mem_region *r);
 
-/* Guest memory (guest_memory.c). */
+/* Guest physical memory (guest_phys.c). */
 uint64_t vm_phy_pages_alloc(struct kvm_vm *vm, uint64_t num, uint64_t paddr_min,
 			    uint32_t slot);
 uint64_t vm_phy_page_alloc(struct kvm_vm *vm, uint64_t paddr_min, uint32_t slot);
 /* A zeroed page of slot 0 for the arch page tables; returns its GPA. */
 uint64_t vm_alloc_page_table(struct kvm_vm *vm);
+void *addr_gpa2hva(struct kvm_vm *vm, uint64_t gpa);
+void *addr_gpa2alias(struct kvm_vm *vm, uint64_t gpa);
+
+/* Guest virtual memory (guest_memory.c). */
 uint64_t vm_vaddr_alloc(struct kvm_vm *vm, uint64_t size, uint64_t vaddr_min);
 uint64_t vm_vaddr_alloc_pages(struct kvm_vm *vm, uint64_t nr_pages);
 /* Reserve [gva, gva + size) for the caller, asserting it is free. */
@@ -256,8 +263,6 @@ void virt_pgd_alloc(struct kvm_vm *vm);
 void virt_pg_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa);
 /* Map @npages guest pages, using the largest mappings that fit. */
 void virt_map(struct kvm_vm *vm, uint64_t gva, uint64_t gpa, uint64_t npages);
-void *addr_gpa2hva(struct kvm_vm *vm, uint64_t gpa);
-void *addr_gpa2alias(struct kvm_vm *vm, uint64_t gpa);
 uint64_t addr_gva2gpa(struct kvm_vm *vm, uint64_t gva);
 void *addr_gva2hva(struct kvm_vm *vm, uint64_t gva);
 
@@ -280,8 +285,6 @@ struct kvm_vcpu *vm_vcpu_add(struct kvm_vm *vm, uint32_t id, void *guest_code);
 /* KVM_RUN, again after EINTR: 0, or -1 with errno set; never asserts. */
 int __vcpu_run(struct kvm_vcpu *vcpu);
 void vcpu_run(struct kvm_vcpu *vcpu);
-void vcpu_regs_get(struct kvm_vcpu *vcpu, struct kvm_regs *regs);
-void vcpu_regs_set(struct kvm_vcpu *vcpu, struct kvm_regs *regs);
 const char *exit_reason_str(unsigned int exit_reason);
 
 #define TEST_ASSERT_KVM_EXIT_REASON(vcpu, expected) do {		\

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 
+#include "bitmap.h"
 #include "test_util.h"
 
 enum {
@@ -40,6 +41,14 @@ struct ucall {
 	char buffer[UCALL_BUFFER_LEN];
 	struct ucall *hva;	/* host view of this slot */
 };
+
+/* The pool in guest memory: ucall_init() makes it, the guest takes slots. */
+struct ucall_header {
+	unsigned long in_use[BITS_TO_LONGS(UCALL_POOL_SIZE)];
+	struct ucall ucalls[UCALL_POOL_SIZE];
+};
+
+extern struct ucall_header *ucall_pool;	/* guest global: the pool's GVA */
 
 /*
  * args[] of UCALL_ABORT: file and expression are GVAs in the guest;

@@ -14,9 +14,109 @@
  * lru_gen/enabled is turned on (all features) where it is off, debugfs
  * mounted where it is not; every change is undone at teardown.
  */
+#include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 #include "access_tracking.h"
+
+/* Changes to the host, undone at teardown (and at exit). */
+#define MAX_RESTORES	16
+
+/* One change to undo: a value to write back, a mount, a directory. */
+static struct restore {
+	enum { RESTORE_WRITE, RESTORE_UMOUNT, RESTORE_RMDIR } kind;
+	char path[256];
+	char val[64];
+} restores[MAX_RESTORES];
+static int nr_restores;
+static bool restore_registered;
+
+/* Write @val to @path; false with errno if it fails. */
+static bool write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return false;
+	n = write(fd, val, strlen(val));
+	err = errno;
+	close(fd);
+	errno = err;
+	return n == (ssize_t)strlen(val);
+}
+
+static void restore_all(void);
+
+static struct restore *push_restore(int kind, const char *path)
+{
+	struct restore *r;
+
+	TEST_ASSERT(nr_restores < MAX_RESTORES, "More than %d host changes to undo",
+		    MAX_RESTORES);
+	if (!restore_registered) {
+		atexit(restore_all);
+		restore_registered = true;
+	}
+	r = &restores[nr_restores++];
+	r->kind = kind;
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	r->val[0] = '\0';
+	return r;
+}
+
+/*
+ * Write @val to @path; at teardown write @undo back (NULL: the value it
+ * had).  False if the write fails.
+ */
+static bool write_restore(const char *path, const char *val, const char *undo)
+{
+	char old[64];
+
+	if (!undo && !read_sys_line(path, old, sizeof(old)))
+		return false;
+	if (!write_file(path, val))
+		return false;
+	snprintf(push_restore(RESTORE_WRITE, path)->val, sizeof(old), "%s", undo ? undo : old);
+	return true;
+}
+
+/* Mount @fstype at @dir (created if missing), unmounted at teardown; false if it fails. */
+static bool mount_restore(const char *fstype, const char *dir)
+{
+	mkdir(dir, 0755);
+	if (mount(fstype, dir, fstype, 0, NULL))
+		return false;
+	push_restore(RESTORE_UMOUNT, dir);
+	return true;
+}
+
+/* rmdir @dir at teardown, after what was pushed later is undone. */
+static void rmdir_at_restore(const char *dir)
+{
+	push_restore(RESTORE_RMDIR, dir);
+}
+
+/* Undo every change, last first. */
+static void restore_all(void)
+{
+	struct restore *r;
+
+	while (nr_restores) {
+		r = &restores[--nr_restores];
+		if (r->kind == RESTORE_WRITE && !write_file(r->path, r->val))
+			fprintf(stderr, "WARNING: could not restore %s to %s: %s\n",
+				r->path, r->val, strerror(errno));
+		if (r->kind == RESTORE_UMOUNT && umount(r->path))
+			fprintf(stderr, "WARNING: could not unmount %s: %s\n", r->path,
+				strerror(errno));
+		if (r->kind == RESTORE_RMDIR && rmdir(r->path))
+			fprintf(stderr, "WARNING: could not remove %s: %s\n", r->path,
+				strerror(errno));
+	}
+}
 
 #define LRU_GEN_ENABLED		"/sys/kernel/mm/lru_gen/enabled"
 #define DEBUGFS_DIR		"/sys/kernel/debug"
@@ -82,7 +182,7 @@ static void enable_lru_gen(void)
 	v = strtol(buf, NULL, 16);
 	if ((v & MGLRU_FEATURES) == MGLRU_FEATURES)
 		return;
-	if (!access_write_restore(LRU_GEN_ENABLED, "y", NULL))
+	if (!write_restore(LRU_GEN_ENABLED, "y", NULL))
 		test_skip("mglru: enabling it (y > %s, was %s) failed: %s", LRU_GEN_ENABLED,
 			  buf, strerror(errno));
 	printf("mglru: enabled %s (was %s; restored at exit)\n", LRU_GEN_ENABLED, buf);
@@ -94,7 +194,7 @@ static void mount_debugfs(void)
 
 	if (!stat(LRU_GEN_DEBUGFS, &st))
 		return;
-	if (!access_mount_restore("debugfs", DEBUGFS_DIR))
+	if (!mount_restore("debugfs", DEBUGFS_DIR))
 		test_skip("mglru: no %s, and mounting debugfs there failed: %s",
 			  LRU_GEN_DEBUGFS, strerror(errno));
 	if (stat(LRU_GEN_DEBUGFS, &st))
@@ -108,8 +208,8 @@ static void mount_cgroup2(void)
 	if (find_cgroup2())
 		return;
 	TEST_ASSERT(mkdtemp(dir), "mkdtemp(%s)", dir);
-	access_rmdir_at_restore(dir);
-	if (!access_mount_restore("cgroup2", dir))
+	rmdir_at_restore(dir);
+	if (!mount_restore("cgroup2", dir))
 		test_skip("mglru: no cgroup v2 mounted, and mounting it failed: %s",
 			  strerror(errno));
 	snprintf(m.root, sizeof(m.root), "%s", dir);
@@ -127,7 +227,7 @@ static void enable_memory_controller(void)
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", m.root);
 	if (read_sys_line(path, buf, sizeof(buf)) && strstr(buf, "memory"))
 		return;
-	if (!access_write_restore(path, "+memory", "-memory"))
+	if (!write_restore(path, "+memory", "-memory"))
 		test_skip("mglru: enabling the memory controller in %s failed: %s", path,
 			  strerror(errno));
 }
@@ -147,14 +247,14 @@ static void join_memcg(void)
 		 ++nr_joined);
 	snprintf(path, sizeof(path), "%s%s", m.root, m.memcg);
 	TEST_ASSERT(!mkdir(path, 0755), "mkdir(%s)", path);
-	access_rmdir_at_restore(path);
+	rmdir_at_restore(path);
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	/* Moving back: this process into the cgroup it came from. */
 	snprintf(path, sizeof(path), "%s%s/cgroup.procs", m.root,
 		 strcmp(orig + 3, "/") ? orig + 3 : "");
-	TEST_ASSERT(access_write_restore(path, pid, pid), "Writing %s failed", path);
+	TEST_ASSERT(write_restore(path, pid, pid), "Writing %s failed", path);
 	snprintf(path, sizeof(path), "%s%s/cgroup.procs", m.root, m.memcg);
-	TEST_ASSERT(access_write_file(path, pid), "Joining memcg %s (writing %s) failed",
+	TEST_ASSERT(write_file(path, pid), "Joining memcg %s (writing %s) failed",
 		    m.memcg, path);
 }
 
@@ -237,7 +337,7 @@ static void age_node(const struct mglru_node *n)
 
 	/* can_swap 1, force_scan 1: walk the page tables, anon pages too. */
 	snprintf(cmd, sizeof(cmd), "+ %lu %d %lu 1 1\n", m.memcg_id, n->id, max_seq(n));
-	TEST_ASSERT(access_write_file(LRU_GEN_DEBUGFS, cmd),
+	TEST_ASSERT(write_file(LRU_GEN_DEBUGFS, cmd),
 		    "Aging '%.*s' through %s failed", (int)strlen(cmd) - 1, cmd,
 		    LRU_GEN_DEBUGFS);
 }
@@ -270,6 +370,7 @@ static void mglru_age(const struct access_range *r, struct access_counts *c)
 
 static void mglru_teardown(void)
 {
+	restore_all();
 }
 
 const struct access_ops access_mglru_ops = {

@@ -2,103 +2,12 @@
 /*
  * access_tracking: what MGLRU and page_idle share (see access_tracking.h).
  */
-#include <fcntl.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-
 #include "access_tracking.h"
 
 static const struct access_ops *const trackers[] = {
 	&access_mglru_ops,
 	&access_page_idle_ops,
 };
-
-#define MAX_RESTORES	16
-
-/* One change to undo: a value to write back, a mount, a directory. */
-static struct restore {
-	enum { RESTORE_WRITE, RESTORE_UMOUNT, RESTORE_RMDIR } kind;
-	char path[256];
-	char val[64];
-} restores[MAX_RESTORES];
-static int nr_restores;
-static bool restore_registered;
-
-bool access_write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return false;
-	n = write(fd, val, strlen(val));
-	err = errno;
-	close(fd);
-	errno = err;
-	return n == (ssize_t)strlen(val);
-}
-
-static struct restore *push_restore(int kind, const char *path)
-{
-	struct restore *r;
-
-	TEST_ASSERT(nr_restores < MAX_RESTORES, "More than %d host changes to undo",
-		    MAX_RESTORES);
-	if (!restore_registered) {
-		atexit(access_restore_all);
-		restore_registered = true;
-	}
-	r = &restores[nr_restores++];
-	r->kind = kind;
-	snprintf(r->path, sizeof(r->path), "%s", path);
-	r->val[0] = '\0';
-	return r;
-}
-
-bool access_write_restore(const char *path, const char *val, const char *undo)
-{
-	char old[64];
-
-	if (!undo && !read_sys_line(path, old, sizeof(old)))
-		return false;
-	if (!access_write_file(path, val))
-		return false;
-	snprintf(push_restore(RESTORE_WRITE, path)->val, sizeof(old), "%s", undo ? undo : old);
-	return true;
-}
-
-bool access_mount_restore(const char *fstype, const char *dir)
-{
-	mkdir(dir, 0755);
-	if (mount(fstype, dir, fstype, 0, NULL))
-		return false;
-	push_restore(RESTORE_UMOUNT, dir);
-	return true;
-}
-
-void access_rmdir_at_restore(const char *dir)
-{
-	push_restore(RESTORE_RMDIR, dir);
-}
-
-void access_restore_all(void)
-{
-	struct restore *r;
-
-	while (nr_restores) {
-		r = &restores[--nr_restores];
-		if (r->kind == RESTORE_WRITE && !access_write_file(r->path, r->val))
-			fprintf(stderr, "WARNING: could not restore %s to %s: %s\n",
-				r->path, r->val, strerror(errno));
-		if (r->kind == RESTORE_UMOUNT && umount(r->path))
-			fprintf(stderr, "WARNING: could not unmount %s: %s\n", r->path,
-				strerror(errno));
-		if (r->kind == RESTORE_RMDIR && rmdir(r->path))
-			fprintf(stderr, "WARNING: could not remove %s: %s\n", r->path,
-				strerror(errno));
-	}
-}
 
 const struct access_ops *access_tracker_get(const char *name)
 {
@@ -143,7 +52,6 @@ void access_tracker_age(const struct access_ops *t, const struct access_range *r
 void access_tracker_teardown(const struct access_ops *t)
 {
 	t->teardown();
-	access_restore_all();
 }
 
 /* The "flags" line of /proc/cpuinfo names @flag (x86: "hypervisor"). */

@@ -2,8 +2,6 @@
 /*
  * GSI routing, irqfd and ioeventfd: the arch-neutral part of kvm_irq.h.
  */
-#include <fcntl.h>
-
 #include "kvm_irq.h"
 
 /* KVM_SET_GSI_ROUTING takes at most this many entries (KVM_MAX_IRQ_ROUTES). */
@@ -81,32 +79,4 @@ void vm_ioeventfd_assign(struct kvm_vm *vm, uint64_t addr, uint32_t len,
 			 bool pio, int efd)
 {
 	ioeventfd(vm, addr, len, efd, pio ? KVM_IOEVENTFD_FLAG_PIO : 0);
-}
-
-const char *kvm_irq_unavailable(char *why, size_t len)
-{
-	static const struct {
-		long cap;
-		const char *name;
-	} caps[] = {
-		{ KVM_CAP_IRQFD, "KVM_CAP_IRQFD" },
-		{ KVM_CAP_IOEVENTFD, "KVM_CAP_IOEVENTFD" },
-		{ KVM_CAP_IRQ_ROUTING, "KVM_CAP_IRQ_ROUTING" },
-	};
-	const char *ret;
-	unsigned int i;
-	int kvm, vm;
-
-	for (i = 0; i < ARRAY_SIZE(caps); i++) {
-		if (kvm_has_cap(caps[i].cap))
-			continue;
-		snprintf(why, len, "KVM lacks %s", caps[i].name);
-		return why;
-	}
-	kvm = open_kvm_dev_path_or_exit(O_RDWR);
-	vm = kvm_ioctl(kvm, KVM_CREATE_VM, 0);
-	ret = kvm_arch_irqchip_unavailable(vm, why, len);
-	close(vm);
-	close(kvm);
-	return ret;
 }

@@ -1,44 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kvm_util: opening KVM, capabilities, creating and freeing VMs.
+ * kvm_util: creating and freeing VMs.
  */
 #include <fcntl.h>
 #include <sys/mman.h>
 
 #include "kvm_util.h"
-
-int open_kvm_dev_path_or_exit(int flags)
-{
-	int fd = open(KVM_DEV_PATH, flags);
-
-	if (fd < 0)
-		test_skip("%s not available: %s", KVM_DEV_PATH, strerror(errno));
-	return fd;
-}
-
-void kvm_require_dev(void)
-{
-	close(open_kvm_dev_path_or_exit(O_RDWR));
-}
-
-static int kvm_fd_check_api(int fd)
-{
-	int ret = kvm_ioctl(fd, KVM_GET_API_VERSION, NULL);
-
-	TEST_ASSERT(ret == KVM_API_VERSION,
-		    "KVM_GET_API_VERSION returned %d, expected %d", ret,
-		    KVM_API_VERSION);
-	return fd;
-}
-
-int kvm_check_cap(long cap)
-{
-	int fd = kvm_fd_check_api(open_kvm_dev_path_or_exit(O_RDONLY));
-	int ret = kvm_ioctl(fd, KVM_CHECK_EXTENSION, cap);
-
-	close(fd);
-	return ret;
-}
 
 static struct kvm_vm *vm_alloc(enum vm_guest_mode mode)
 {
@@ -59,7 +26,7 @@ static struct kvm_vm *vm_alloc(enum vm_guest_mode mode)
 
 static void vm_open(struct kvm_vm *vm)
 {
-	vm->kvm_fd = kvm_fd_check_api(open_kvm_dev_path_or_exit(O_RDWR));
+	vm->kvm_fd = kvm_dev_open(O_RDWR);
 	vm->fd = kvm_ioctl(vm->kvm_fd, KVM_CREATE_VM, vm->type);
 	vm->memory_region2 = vm_has_memory_region2(vm);
 }
@@ -196,24 +163,4 @@ void kvm_vm_free(struct kvm_vm *vm)
 	vm_free_regions(vm);
 	free(vm->vranges);
 	free(vm);
-}
-
-int vm_check_cap(struct kvm_vm *vm, long cap)
-{
-	return vm_ioctl(vm, KVM_CHECK_EXTENSION, cap);
-}
-
-int __vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0)
-{
-	struct kvm_enable_cap ec = { .cap = cap, .args[0] = arg0 };
-
-	return __vm_ioctl(vm, KVM_ENABLE_CAP, &ec);
-}
-
-void vm_enable_cap(struct kvm_vm *vm, uint32_t cap, uint64_t arg0)
-{
-	int ret = __vm_enable_cap(vm, cap, arg0);
-
-	TEST_ASSERT(!ret, "KVM_ENABLE_CAP(%u, 0x%lx) failed on vm fd %d, errno: %d (%s)",
-		    cap, (unsigned long)arg0, vm->fd, errno, strerror(errno));
 }

@@ -16,6 +16,12 @@
 #include "perf_test_util.h"
 #include "profile.h"
 
+/* As upstream: -b per vCPU, with -o too (then every vCPU walks it all). */
+uint64_t perf_test_mem_size(const struct perf_test_options *o)
+{
+	return o->vcpu_memory_bytes * o->nr_vcpus;
+}
+
 const struct option perf_test_long_options[] = {
 	{ "json", required_argument, NULL, PERF_TEST_OPT_JSON },
 	{ "profile", required_argument, NULL, PERF_TEST_OPT_PROFILE },

@@ -10,12 +10,6 @@
 
 struct perf_test_args perf_test_args;
 
-/* As upstream: -b per vCPU, with -o too (then every vCPU walks it all). */
-uint64_t perf_test_mem_size(const struct perf_test_options *o)
-{
-	return o->vcpu_memory_bytes * o->nr_vcpus;
-}
-
 /* Guest-safe helpers: no libc, no asserts. */
 static __guest_code uint64_t mix64(uint64_t x)
 {

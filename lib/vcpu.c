@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * vCPUs: creation with the shared kvm_run area, KVM_RUN, registers, and
- * exit reasons by name.
+ * vCPUs: creation with the shared kvm_run area, KVM_RUN, and exit reasons
+ * by name.
  */
 #include <sys/mman.h>
 
@@ -51,16 +51,6 @@ void vcpu_run(struct kvm_vcpu *vcpu)
 	TEST_ASSERT(!ret, "KVM_RUN failed on vCPU %u, rc: %d errno: %d (%s), exit reason %u (%s)",
 		    vcpu->id, ret, errno, strerror(errno), vcpu->run->exit_reason,
 		    exit_reason_str(vcpu->run->exit_reason));
-}
-
-void vcpu_regs_get(struct kvm_vcpu *vcpu, struct kvm_regs *regs)
-{
-	vcpu_ioctl(vcpu, KVM_GET_REGS, regs);
-}
-
-void vcpu_regs_set(struct kvm_vcpu *vcpu, struct kvm_regs *regs)
-{
-	vcpu_ioctl(vcpu, KVM_SET_REGS, regs);
 }
 
 #define EXIT_REASON(r)	{ KVM_EXIT_##r, #r }

@@ -209,7 +209,7 @@ uint64_t vcpu_get_reg64(struct kvm_vcpu *vcpu, uint64_t id);
 struct kvm_reg_list *vcpu_get_reg_list(struct kvm_vcpu *vcpu);
 
 /*
- * A vCPU with KVM_ARM_VCPU_* @features besides PSCI 0.2.  With
+ * A vCPU with KVM_ARM_VCPU_* @features besides PSCI 0.2 (psci.c).  With
  * KVM_ARM_VCPU_POWER_OFF it waits for a PSCI CPU_ON to CPU_ON_ENTRY_GPA
  * and then runs @guest_code(context id).
  */
@@ -226,6 +226,7 @@ uint64_t aarch64_tcr(struct kvm_vm *vm);
 uint64_t aarch64_ttbr0(struct kvm_vm *vm);
 void aarch64_pg_map_attr(struct kvm_vm *vm, uint64_t gva, uint64_t gpa,
 			 uint64_t size, unsigned int attr);
-void cpu_on_register(struct kvm_vcpu *vcpu, void *guest_code, uint64_t sp);
+/* Set up a new vCPU (KVM_ARM_VCPU_INIT with @features) at EL1; its stack top. */
+uint64_t aarch64_vcpu_setup(struct kvm_vm *vm, struct kvm_vcpu *vcpu, uint32_t features);
 
 #endif /* SELFTEST_KVM_PROCESSOR_H */

@@ -220,6 +220,8 @@ static inline void ud2(void)
 }
 
 /* Host helpers. */
+void vcpu_regs_get(struct kvm_vcpu *vcpu, struct kvm_regs *regs);
+void vcpu_regs_set(struct kvm_vcpu *vcpu, struct kvm_regs *regs);
 void vcpu_sregs_get(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs);
 void vcpu_sregs_set(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs);
 int __vcpu_sregs_set(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs);
@@ -236,8 +238,9 @@ extern const uint64_t idt_stubs[NUM_EXCEPTION_VECTORS];	/* exception_entry.S */
 extern const char irq_stubs[];		/* vectors 32-255, 16 bytes each */
 extern const char irq_wait_hlt[];	/* apic.c: the HLT of guest_irq_wait() */
 void guest_code_return_stub(void);				/* exception_entry.S */
-void route_exception(struct ex_regs *regs);
+void route_exception(struct ex_regs *regs);			/* exceptions.c */
 void guest_code_returned(void);
+extern exception_handler_t *exception_handlers;	/* guest: the VM's handler table */
 void x86_segment_code(struct kvm_segment *seg);
 void x86_segment_data(struct kvm_segment *seg);
 void x86_segment_tss(struct kvm_vm *vm, struct kvm_segment *seg);

@@ -2,7 +2,7 @@
 /*
  * PSCI through SMCCC HVC calls (guest side), and the host side of CPU_ON:
  * the boot page where a vCPU reset by CPU_ON finds its way back to EL1
- * with the MMU on (see cpu_on_entry.S).
+ * with the MMU on (see cpu_on_entry.S), and vCPUs created powered off.
  */
 #include <linux/psci.h>
 
@@ -82,7 +82,7 @@ static uint64_t *cpu_on_page(struct kvm_vcpu *vcpu)
 	return data;
 }
 
-void cpu_on_register(struct kvm_vcpu *vcpu, void *guest_code, uint64_t sp)
+static void cpu_on_register(struct kvm_vcpu *vcpu, void *guest_code, uint64_t sp)
 {
 	uint64_t *data = cpu_on_page(vcpu), *cpu;
 	uint64_t n = data[CPU_ON_NR_CPUS / 8];
@@ -94,4 +94,16 @@ void cpu_on_register(struct kvm_vcpu *vcpu, void *guest_code, uint64_t sp)
 	cpu[1] = sp;
 	cpu[2] = (uint64_t)guest_code;
 	data[CPU_ON_NR_CPUS / 8] = n + 1;
+}
+
+struct kvm_vcpu *aarch64_vcpu_add(struct kvm_vm *vm, uint32_t id, uint32_t features,
+				  void *guest_code)
+{
+	struct kvm_vcpu *vcpu = __vm_vcpu_add(vm, id);
+	uint64_t sp = aarch64_vcpu_setup(vm, vcpu, features);
+
+	vcpu_arch_set_entry(vcpu, guest_code);
+	if (features & (1U << KVM_ARM_VCPU_POWER_OFF))
+		cpu_on_register(vcpu, guest_code, sp);
+	return vcpu;
 }

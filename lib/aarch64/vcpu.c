@@ -73,7 +73,7 @@ static void vcpu_setup_el1(struct kvm_vm *vm, struct kvm_vcpu *vcpu)
 }
 
 /* Set up a new vCPU to run at EL1 on its own stack; returns the stack top. */
-static uint64_t vcpu_setup(struct kvm_vm *vm, struct kvm_vcpu *vcpu, uint32_t features)
+uint64_t aarch64_vcpu_setup(struct kvm_vm *vm, struct kvm_vcpu *vcpu, uint32_t features)
 {
 	uint64_t size = DEFAULT_STACK_PGS * vm->page_size;
 	uint64_t stack = vm_vaddr_alloc(vm, size, GUEST_STACK_VADDR_MIN);
@@ -89,19 +89,7 @@ static uint64_t vcpu_setup(struct kvm_vm *vm, struct kvm_vcpu *vcpu, uint32_t fe
 
 void vcpu_arch_add(struct kvm_vm *vm, struct kvm_vcpu *vcpu)
 {
-	vcpu_setup(vm, vcpu, 0);
-}
-
-struct kvm_vcpu *aarch64_vcpu_add(struct kvm_vm *vm, uint32_t id, uint32_t features,
-				  void *guest_code)
-{
-	struct kvm_vcpu *vcpu = __vm_vcpu_add(vm, id);
-	uint64_t sp = vcpu_setup(vm, vcpu, features);
-
-	vcpu_arch_set_entry(vcpu, guest_code);
-	if (features & (1U << KVM_ARM_VCPU_POWER_OFF))
-		cpu_on_register(vcpu, guest_code, sp);
-	return vcpu;
+	aarch64_vcpu_setup(vm, vcpu, 0);
 }
 
 void vcpu_arch_set_entry(struct kvm_vcpu *vcpu, void *guest_code)

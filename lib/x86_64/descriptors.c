@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * x86_64 descriptor tables: a flat GDT (code, data, TSS), an IDT whose
- * 256 vectors enter exception_entry.S, and the guest side that routes an
- * exception or interrupt to a test's handler or reports it to the host.
+ * 256 vectors enter exception_entry.S (exceptions.c routes them in the
+ * guest), the per-VM handler table, and reporting an unhandled exception.
  */
 #include "elf_util.h"
 #include "processor.h"
@@ -10,27 +10,6 @@
 #define GDT_ENTRIES	8
 #define IDT_ENTRIES	256
 #define TSS_SIZE	0x68
-
-/* Guest: GVA of the per-VM handler table, written by vm_arch_setup(). */
-static exception_handler_t *exception_handlers;
-
-__guest_code void route_exception(struct ex_regs *regs)
-{
-	exception_handler_t h = NULL;
-
-	if (regs->vector < NUM_IDT_VECTORS && exception_handlers)
-		h = exception_handlers[regs->vector];
-	if (h) {
-		h(regs);
-		return;
-	}
-	ucall(UCALL_UNHANDLED, 3, regs->vector, regs->error_code, regs->rip);
-}
-
-__guest_code void guest_code_returned(void)
-{
-	GUEST_FAIL("guest code returned (without GUEST_DONE?)");
-}
 
 /* Encode @seg as a GDT descriptor (16 bytes for a system segment). */
 static void gdt_set(uint64_t *gdt, const struct kvm_segment *seg)

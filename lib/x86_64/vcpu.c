@@ -1,33 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * x86_64 vCPUs: CPUID, long mode (paging, flat segments, descriptor
- * tables), a stack, the entry point and arguments; sregs and events.
+ * tables), a stack, the entry point and arguments.
  */
 #include "processor.h"
 
 #define GUEST_STACK_VADDR_MIN	0x100000
 /* CPUID 0x80000001 EDX bit 20: NX. */
 #define CPUID_EXT_EDX_NX	(1U << 20)
-
-void vcpu_sregs_get(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs)
-{
-	vcpu_ioctl(vcpu, KVM_GET_SREGS, sregs);
-}
-
-int __vcpu_sregs_set(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs)
-{
-	return __vcpu_ioctl(vcpu, KVM_SET_SREGS, sregs);
-}
-
-void vcpu_sregs_set(struct kvm_vcpu *vcpu, struct kvm_sregs *sregs)
-{
-	vcpu_ioctl(vcpu, KVM_SET_SREGS, sregs);
-}
-
-void vcpu_events_get(struct kvm_vcpu *vcpu, struct kvm_vcpu_events *events)
-{
-	vcpu_ioctl(vcpu, KVM_GET_VCPU_EVENTS, events);
-}
 
 static bool cpu_has_nx(void)
 {
