@@ -46,8 +46,14 @@ OUTPUT := $(abspath $(O))
 endif
 endif
 
-TEST_GEN_PROGS := $(sort $(patsubst %.c,%,$(wildcard *.c) \
-		    $(wildcard $(ARCH_DIR)/*.c) $(wildcard unit/*.c)))
+SINGLE_PROGS := $(sort $(patsubst %.c,%,$(wildcard *.c) \
+		  $(wildcard $(ARCH_DIR)/*.c) $(wildcard unit/*.c)))
+# A test of more than one file has a directory (memslot_perf/): its
+# *_test.c is the main and names the binary, its other .c and .h files
+# are the test's own helpers.
+TEST_DIRS := $(filter-out x86_64 aarch64 unit fuzz,$(patsubst %/,%,$(dir $(wildcard */*_test.c))))
+DIR_MAINS := $(wildcard $(addsuffix /*_test.c,$(TEST_DIRS)))
+TEST_GEN_PROGS := $(sort $(SINGLE_PROGS) $(notdir $(basename $(DIR_MAINS))))
 
 # The cases (testcases/<test>/<name>.test) and their runner, installed
 # as kvm/testcases/ beside the tests but not in the kselftest list (they
@@ -125,9 +131,19 @@ $(OUTPUT)/%.o: %.S $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
-$(TEST_GEN_PROGS): $(OUTPUT)/%: %.c $(LIBKVM_OBJS) $(HDRS)
+$(patsubst %,$(OUTPUT)/%,$(SINGLE_PROGS)): $(OUTPUT)/%: %.c $(LIBKVM_OBJS) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< $(LIBKVM_OBJS) $(LDLIBS) -o $@
+
+# dir_test MAIN: the binary of a test directory, from all its .c files.
+define dir_test
+$(OUTPUT)/$(notdir $(basename $(1))): $(wildcard $(dir $(1))*.c $(dir $(1))*.h) \
+				      $(LIBKVM_OBJS) $(HDRS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(CPPFLAGS) $$(LDFLAGS) $(wildcard $(dir $(1))*.c) \
+		$$(LIBKVM_OBJS) $$(LDLIBS) -o $$@
+endef
+$(foreach t,$(DIR_MAINS),$(eval $(call dir_test,$(t))))
 
 # libFuzzer targets for the parsers of user input (clang): `make fuzz`
 # builds every fuzz/*.c, linked with the library built again with ASan and

@@ -269,16 +269,16 @@ static struct guest_pair *pair_state(struct kvm_vm *vm, int i)
 static struct kvm_vm *create_vm(const struct ef_params *p)
 {
 	struct kvm_vm *vm = vm_create(p->o.nr_vcpus);
-	struct perf_test_vcpu_args *va;
+	struct kvm_vcpu *vcpus[KVM_MAX_VCPUS];
 	struct kvm_irq_routing *r;
 	int i;
 
 	vm_irqchip_create(vm, p->o.nr_vcpus);
 	for (i = 0; i < p->o.nr_vcpus; i++) {
-		va = &perf_test_args.vcpu_args[i];
-		va->vcpu = vm_vcpu_add(vm, i, guest_code);
-		vcpu_args_set(va->vcpu, 1, (uint64_t)i);
+		vcpus[i] = vm_vcpu_add(vm, i, guest_code);
+		vcpu_args_set(vcpus[i], 1, (uint64_t)i);
 	}
+	perf_test_set_vcpus(p->o.nr_vcpus, vcpus);
 	vm_irqchip_finalize(vm);
 	vm_install_irq_handler(vm, guest_irq);
 	if (p->mmio)
@@ -554,7 +554,6 @@ int main(int argc, char *argv[])
 	bool stats = false;
 	bool stalled = false;
 	uint64_t ns;
-	int i;
 
 	/* No test memory: -b is not offered; a size every guest mode divides. */
 	perf_test_options_init(&p.o, 64 * KB, 1);
@@ -564,8 +563,7 @@ int main(int argc, char *argv[])
 	if (p.seconds)
 		p.events = 0;
 	guest_events = p.events;
-	for (i = 0; i < p.o.nr_vcpus; i++)
-		perf_test_args.vcpu_args[i].vcpu_idx = i;
+	perf_test_set_vcpus(p.o.nr_vcpus, NULL);
 	server = efd_server_create(p.wait, p.o.nr_vcpus, p.pool);
 	if (!p.host_only) {
 		vm = create_vm(&p);

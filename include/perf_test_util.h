@@ -180,6 +180,11 @@ int __perf_test_vcpu_run(struct kvm_vcpu *vcpu);
 int __perf_test_vcpu_sync(struct perf_test_vcpu_args *va, uint64_t pass);
 int __perf_test_vcpu_pass(struct perf_test_vcpu_args *va, uint64_t pass);
 int __perf_test_host_pass(struct perf_test_vcpu_args *va, uint64_t pass);
+/*
+ * For a test that makes its own VM (not perf_test_create_vm()): the
+ * @nr_vcpus vCPUs the threads run, or NULL for host threads (-H).
+ */
+void perf_test_set_vcpus(int nr_vcpus, struct kvm_vcpu *vcpus[]);
 /* Start one thread per vCPU; pass 1 begins as soon as all exist. */
 void perf_test_start_threads(const struct perf_test_options *o, perf_test_pass_fn fn);
 /*

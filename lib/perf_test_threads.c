@@ -132,6 +132,17 @@ int __perf_test_host_pass(struct perf_test_vcpu_args *va, uint64_t pass)
 	return 0;
 }
 
+void perf_test_set_vcpus(int nr_vcpus, struct kvm_vcpu *vcpus[])
+{
+	int i;
+
+	for (i = 0; i < nr_vcpus; i++) {
+		perf_test_args.vcpu_args[i].vcpu_idx = i;
+		perf_test_args.vcpu_args[i].vcpu = vcpus ? vcpus[i] : NULL;
+	}
+	perf_test_args.nr_vcpus = nr_vcpus;
+}
+
 /* Wait for all threads to exist (the barrier), then for a new pass. */
 static uint64_t wait_for_pass(struct perf_test_vcpu_args *va)
 {

@@ -187,7 +187,7 @@ static void split_ranges(int nr_vcpus, uint64_t alias_size, uint64_t page_size)
 static void create_vm(const struct mmu_params *p)
 {
 	uint64_t page_size = vm_guest_mode(VM_MODE_DEFAULT)->page_size, alias_size, total, i;
-	struct kvm_vcpu *vcpu;
+	struct kvm_vcpu *vcpus[KVM_MAX_VCPUS];
 	int slot;
 
 	st.victim_size = mmu_victim_size(p);
@@ -217,12 +217,10 @@ static void create_vm(const struct mmu_params *p)
 	mmu.page_size = page_size;
 	split_ranges(p->nr_vcpus, alias_size, page_size);
 	for (i = 0; i < (uint64_t)p->nr_vcpus; i++) {
-		vcpu = vm_vcpu_add(st.vm, i, guest_code);
-		vcpu_args_set(vcpu, 1, i);
-		perf_test_args.vcpu_args[i].vcpu = vcpu;
-		perf_test_args.vcpu_args[i].vcpu_idx = i;
+		vcpus[i] = vm_vcpu_add(st.vm, i, guest_code);
+		vcpu_args_set(vcpus[i], 1, i);
 	}
-	perf_test_args.nr_vcpus = p->nr_vcpus;
+	perf_test_set_vcpus(p->nr_vcpus, vcpus);
 	sync_global_to_guest(st.vm, mmu);
 #ifdef KVM_CAP_MEMORY_FAULT_INFO
 	st.mf_info = kvm_has_cap(KVM_CAP_MEMORY_FAULT_INFO);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * mmu_stress_test's parameters (lib/mmu_stress_params.c): the options,
+ * mmu_stress_test's parameters (mmu_stress_params.c): the options,
  * the sizes they default to on this machine, and the checks made before
  * any work.
  */
