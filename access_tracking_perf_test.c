@@ -191,8 +191,7 @@ static void report(const struct at_params *p, const struct at_result *r)
 
 	printf("Aging (%s): %lu pages in %lu.%09lus on average, %.1f pages/s\n", p->t->name,
 	       (unsigned long)r->total, (unsigned long)(age_ns / NSEC_PER_SEC),
-	       (unsigned long)(age_ns % NSEC_PER_SEC),
-	       age_ns ? (double)r->total * NSEC_PER_SEC / age_ns : 0);
+	       (unsigned long)(age_ns % NSEC_PER_SEC), rate_per_sec(r->total, age_ns));
 	perf_report_opt_str("tracker", p->t->name);
 	perf_report_opt_str("backing", vm_mem_backing_src_alias(p->o.backing)->name);
 	perf_report_opt_int("vcpus", p->o.nr_vcpus);
@@ -205,8 +204,7 @@ static void report(const struct at_params *p, const struct at_result *r)
 	perf_report_u64("read_ns", r->read_ns, "ns");
 	perf_report_u64("age_first_ns", r->age_first_ns, "ns");
 	perf_report_u64("age_ns", age_ns, "ns");
-	perf_report_double("age_rate", age_ns ? (double)r->total * NSEC_PER_SEC / age_ns : 0,
-			   "pages/s");
+	perf_report_double("age_rate", rate_per_sec(r->total, age_ns), "pages/s");
 	perf_report_u64("write_idle_ns", r->write_idle_ns, "ns");
 	perf_report_u64("read_idle_ns", r->read_idle_ns, "ns");
 	perf_report_u64("young_min", r->young_min, "pages");

@@ -246,11 +246,6 @@ static uint64_t stat_or_zero(struct kvm_vcpu *vcpu, const char *name)
 	return v;
 }
 
-static double rate(uint64_t pages, uint64_t ns)
-{
-	return ns ? (double)pages * NSEC_PER_SEC / ns : 0;
-}
-
 static void print_vcpus(const struct dp_params *p, struct dp_result *r)
 {
 	bool stats = !p->host_only && kvm_has_cap(KVM_CAP_BINARY_STATS_FD);
@@ -270,10 +265,10 @@ static void print_vcpus(const struct dp_params *p, struct dp_result *r)
 		       p->host_only ? "Host thread" : "vCPU", i,
 		       (unsigned long)(va->pass_ns / NSEC_PER_SEC),
 		       (unsigned long)(va->pass_ns % NSEC_PER_SEC), (unsigned long)va->pages,
-		       rate(va->pages, va->pass_ns), (unsigned long)exits, (unsigned long)pf);
+		       rate_per_sec(va->pages, va->pass_ns), (unsigned long)exits, (unsigned long)pf);
 		printf("RESULT_VCPU vcpu=%d time_ns=%lu pages=%lu rate=%.1f exits=%lu pf_taken=%lu\n",
 		       i, (unsigned long)va->pass_ns, (unsigned long)va->pages,
-		       rate(va->pages, va->pass_ns), (unsigned long)exits, (unsigned long)pf);
+		       rate_per_sec(va->pages, va->pass_ns), (unsigned long)exits, (unsigned long)pf);
 	}
 }
 
@@ -296,7 +291,7 @@ static void print_vcpu_rate_range(const struct dp_params *p, double *lo, double 
 	*lo = *hi = 0;
 	for (i = 0; i < p->o.nr_vcpus; i++) {
 		va = &perf_test_args.vcpu_args[i];
-		v = rate(va->pages, va->pass_ns);
+		v = rate_per_sec(va->pages, va->pass_ns);
 		if (!i || v < *lo)
 			*lo = v;
 		if (!i || v > *hi)
@@ -315,7 +310,7 @@ static void print_result(const struct dp_params *p, struct dp_result *r)
 	printf("Total %s execution time: %lu.%09lus\n", p->host_only ? "host" : "guest",
 	       (unsigned long)(r->time_ns / NSEC_PER_SEC),
 	       (unsigned long)(r->time_ns % NSEC_PER_SEC));
-	printf("Overall demand paging rate: %f pgs/sec\n", rate(pages, r->time_ns));
+	printf("Overall demand paging rate: %f pgs/sec\n", rate_per_sec(pages, r->time_ns));
 	if (p->uffd_mode != UFFD_MODE_NONE) {
 		printf("Paged in %lu pages: %lu faults served by %d reader(s) x %d uffd(s), %lu raced, %lu empty wake-ups\n",
 		       (unsigned long)pages,
@@ -341,7 +336,7 @@ static void print_result(const struct dp_params *p, struct dp_result *r)
 	perf_report_u64("raced", r->uffd.raced, "count");
 	perf_report_u64("empty_wakes", r->uffd.empty_wakes, "count");
 	perf_report_u64("time_ns", r->time_ns, "ns");
-	perf_report_double("rate", rate(pages, r->time_ns), "pages/s");
+	perf_report_double("rate", rate_per_sec(pages, r->time_ns), "pages/s");
 	perf_report_double("vcpu_rate_min", lo, "pages/s");
 	perf_report_double("vcpu_rate_max", hi, "pages/s");
 	perf_report_u64("lat_p50_ns", latency_hist_percentile(h, 50), "ns");

@@ -447,11 +447,6 @@ static void print_moved(const char *what, bool vcpu, uint64_t events)
 	printf("%s\n", n ? "" : " none");
 }
 
-static double rate(uint64_t n, uint64_t ns)
-{
-	return ns ? (double)n * NSEC_PER_SEC / ns : 0;
-}
-
 struct ef_sums {
 	uint64_t events;
 	struct guest_irq_anomalies odd;
@@ -469,7 +464,7 @@ static void print_pairs(const struct ef_params *p, struct ef_sums *s)
 	for (i = 0; i < p->o.nr_vcpus; i++) {
 		va = &perf_test_args.vcpu_args[i];
 		e = &server->pairs[i];
-		r = rate(e->served, va->pass_ns);
+		r = rate_per_sec(e->served, va->pass_ns);
 		printf("Pair %d: %lu events in %lu.%09lus, %.1f events/s\n", i,
 		       (unsigned long)e->served, (unsigned long)(va->pass_ns / NSEC_PER_SEC),
 		       (unsigned long)(va->pass_ns % NSEC_PER_SEC), r);

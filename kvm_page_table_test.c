@@ -65,8 +65,10 @@ struct pt_run {
 
 static struct perf_test_dirty dirty;
 
-static void help(const char *name, const struct perf_test_options *d)
+static void help(const char *name, const void *defaults)
 {
+	const struct perf_test_options *d = defaults;
+
 	printf("usage: %s [-h] [-m mode] [-b size] [-v vcpus] [-s type] [-x memslots]\n"
 	       "          [-c cpus] [-p offset] [-L] [-B] [-N node] [--json file]\n", name);
 	perf_test_options_help(stdout, d);
@@ -78,17 +80,10 @@ static void help(const char *name, const struct perf_test_options *d)
 static void parse_args(int argc, char *argv[], struct perf_test_options *o)
 {
 	struct perf_test_options defaults = *o;
-	int opt;
 
-	while ((opt = getopt_long(argc, argv, "h" PERF_TEST_OPTSTRING "x:",
-				  perf_test_long_options, NULL)) != -1) {
-		if (perf_test_parse_opt(o, opt, optarg))
-			continue;
-		help(argv[0], &defaults);
-		exit(opt == 'h' ? KSFT_PASS : KSFT_FAIL);
-	}
-	if (optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
+	/* Every option is a shared one (-x too): none is left to this test. */
+	TEST_ASSERT(perf_test_getopt(argc, argv, "x:", o, help, &defaults) == -1,
+		    "an option perf_test_parse_opt() does not know");
 	if (o->nested)
 		test_usage_error("-n: the mapping story is L1's; this test runs the vCPUs unnested");
 	if (!o->partition)
@@ -139,12 +134,10 @@ static void probe_live_stats(struct pt_run *r)
 /* Intel's PML logs writes in hardware: no write fault per page then. */
 static bool pml_enabled(void)
 {
-	FILE *f = fopen("/sys/module/kvm_intel/parameters/pml", "r");
-	int c = f ? fgetc(f) : EOF;
+	char v[8];
 
-	if (f)
-		fclose(f);
-	return c == 'Y' || c == '1';
+	return read_sys_line("/sys/module/kvm_intel/parameters/pml", v, sizeof(v)) &&
+	       (v[0] == 'Y' || v[0] == '1');
 }
 
 static uint64_t huge(const struct pt_stats *s)

@@ -7,7 +7,6 @@
  * mapping and, for shared sources, through the alias mapping of the same
  * memory.  A source this host cannot give is a skip with the reason.
  */
-#include "backing_src_avail.h"
 #include "kvm_util.h"
 
 #define TEST_SLOT	1

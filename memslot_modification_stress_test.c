@@ -228,7 +228,7 @@ static void print_result(const struct mm_params *p, enum vm_guest_mode mode,
 	perf_report_u64("loop_ns", t->loop_ns, "ns");
 	perf_report_u64("walks", total, "count");
 	perf_report_u64("walks_during", during, "count");
-	perf_report_double("walk_rate", t->loop_ns ? during * 1e9 / t->loop_ns : 0, "walks/s");
+	perf_report_double("walk_rate", rate_per_sec(during, t->loop_ns), "walks/s");
 	perf_report_u64("checked", t->checked, "pages");
 	perf_report_run_end("memslot_modification_stress");
 }

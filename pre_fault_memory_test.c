@@ -49,8 +49,10 @@ struct pf_result {
 	bool have_pf_stat, have_page_stats;
 };
 
-static void help(const char *name, const struct pf_params *d)
+static void help(const char *name, const void *defaults)
 {
+	const struct pf_params *d = defaults;
+
 	printf("usage: %s [-h] [-m mode] [-b size] [-v vcpus] [-s type] [-p offset]\n"
 	       "          [-c cpus] [-L] [--json file]\n", name);
 	perf_test_options_help(stdout, &d->o);
@@ -61,17 +63,10 @@ static void help(const char *name, const struct pf_params *d)
 static void parse_args(int argc, char *argv[], struct pf_params *p)
 {
 	struct pf_params defaults = *p;
-	int opt;
 
-	while ((opt = getopt_long(argc, argv, "h" PERF_TEST_OPTSTRING,
-				  perf_test_long_options, NULL)) != -1) {
-		if (perf_test_parse_opt(&p->o, opt, optarg))
-			continue;
-		help(argv[0], &defaults);
-		exit(opt == 'h' ? KSFT_PASS : KSFT_FAIL);
-	}
-	if (optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
+	/* Every option is a shared one: none is left to this test. */
+	TEST_ASSERT(perf_test_getopt(argc, argv, "", &p->o, help, &defaults) == -1,
+		    "an option perf_test_parse_opt() does not know");
 	if (p->o.nested)
 		test_usage_error("-n: KVM_PRE_FAULT_MEMORY cannot map for a nested guest (shadow paging)");
 	if (!p->o.partition)
@@ -236,7 +231,7 @@ static void print_rate(const char *what, uint64_t pages, uint64_t ns, const char
 {
 	printf("%-34s: %lu.%09lus, %lu pages, %.1f pages/s%s\n", what,
 	       (unsigned long)(ns / NSEC_PER_SEC), (unsigned long)(ns % NSEC_PER_SEC),
-	       (unsigned long)pages, ns ? (double)pages * NSEC_PER_SEC / ns : 0, extra);
+	       (unsigned long)pages, rate_per_sec(pages, ns), extra);
 }
 
 /* A fresh VM, no pre-fault of test memory: the read pass demand-faults it. */
@@ -301,11 +296,6 @@ static void check_result(const struct pf_result *r)
 		printf("No pf_taken stat: faults after pre-faulting are not checked\n");
 }
 
-static double rate(uint64_t pages, uint64_t ns)
-{
-	return ns ? (double)pages * NSEC_PER_SEC / ns : 0;
-}
-
 static void report(const struct pf_params *p, const struct pf_result *r)
 {
 	perf_report_opt_str("backing", vm_mem_backing_src_alias(p->o.backing)->name);
@@ -314,13 +304,13 @@ static void report(const struct pf_params *p, const struct pf_result *r)
 	perf_report_opt_int("guest_page_size", perf_test_args.page_size);
 	perf_report_u64("pages", r->pages, "pages");
 	perf_report_u64("prefault_ns", r->prefault_ns, "ns");
-	perf_report_double("prefault_rate", rate(r->pages, r->prefault_ns), "pages/s");
+	perf_report_double("prefault_rate", rate_per_sec(r->pages, r->prefault_ns), "pages/s");
 	perf_report_u64("prefault_calls", r->prefault_calls, "count");
 	perf_report_u64("demand_ns", r->demand_ns, "ns");
-	perf_report_double("demand_rate", rate(r->pages, r->demand_ns), "pages/s");
+	perf_report_double("demand_rate", rate_per_sec(r->pages, r->demand_ns), "pages/s");
 	perf_report_u64("demand_faults", r->demand_faults, "count");
 	perf_report_u64("first_pass_ns", r->first_ns, "ns");
-	perf_report_double("first_pass_rate", rate(r->pages, r->first_ns), "pages/s");
+	perf_report_double("first_pass_rate", rate_per_sec(r->pages, r->first_ns), "pages/s");
 	perf_report_u64("first_pass_faults", r->first_faults, "count");
 	perf_report_opt_int("faults_checked", r->have_pf_stat);
 	perf_report_u64("mapped_4k", r->mapped_4k, "pages");

@@ -85,6 +85,8 @@ struct timespec timespec_elapsed(struct timespec start);
 struct timespec timespec_div(struct timespec ts, int divisor);
 uint64_t timespec_to_ns(struct timespec ts);
 double timespec_to_sec(struct timespec ts);
+/* @n events in @ns nanoseconds, per second (0 if @ns is 0). */
+double rate_per_sec(uint64_t n, uint64_t ns);
 struct timespec timespec_now(void);
 
 /* Read one unsigned number from a sysfs/procfs file; 0 if absent or unreadable. */
@@ -144,10 +146,17 @@ int try_parse_backing_src_type(const char *name);
 enum vm_mem_backing_src_type parse_backing_src_type(const char *name);
 /* The backing sources, for -h: @flag and the test's default, @dflt. */
 void backing_src_help(FILE *out, const char *flag, uint32_t dflt);
-/* Skip (exit 4) unless @size bytes of @type can be had on this host. */
+/*
+ * NULL if @size bytes of @type can be had on this host, else the reason
+ * (in @why): an unsupported source or hugepage size, too few free
+ * hugepages, transparent hugepages set to "never".
+ */
+const char *backing_src_unavailable(uint32_t type, uint64_t size, char *why, size_t len);
+/*
+ * The same as a requirement: @size not a multiple of the source's page
+ * size is a usage error (exit 1), what is unavailable a skip (exit 4).
+ */
 void backing_src_require(uint32_t type, uint64_t size);
-size_t get_def_hugetlb_pagesz(void);
-size_t get_trans_hugepagesz(void);
 /* /proc/meminfo's @key (a "kB" line) in bytes; false if it has none. */
 bool meminfo_read(const char *key, uint64_t *bytes);
 /* Bytes of transparent huge pages in the mapping holding @addr (smaps). */

@@ -49,19 +49,6 @@ const struct vm_mem_backing_src_alias *vm_mem_backing_src_alias(uint32_t i)
 	return &backing_src_table[i];
 }
 
-uint64_t read_sys_u64(const char *path)
-{
-	unsigned long long v = 0;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
-}
-
 bool read_sys_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
@@ -74,6 +61,13 @@ bool read_sys_line(const char *path, char *buf, size_t len)
 	if (ok)
 		buf[strcspn(buf, "\n")] = '\0';
 	return ok;
+}
+
+uint64_t read_sys_u64(const char *path)
+{
+	char buf[32];
+
+	return read_sys_line(path, buf, sizeof(buf)) ? strtoull(buf, NULL, 10) : 0;
 }
 
 bool meminfo_read(const char *key, uint64_t *bytes)
@@ -120,12 +114,12 @@ uint64_t backing_thp_bytes(const void *addr)
 	return in ? kb * KB : 0;
 }
 
-size_t get_def_hugetlb_pagesz(void)
+static size_t get_def_hugetlb_pagesz(void)
 {
 	return meminfo_kb("Hugepagesize") * KB;
 }
 
-size_t get_trans_hugepagesz(void)
+static size_t get_trans_hugepagesz(void)
 {
 	return read_sys_u64("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
 }
@@ -207,35 +201,58 @@ enum vm_mem_backing_src_type parse_backing_src_type(const char *name)
 	return i;
 }
 
-static void hugetlb_require(size_t pagesz, uint64_t size)
+static const char *hugetlb_unavailable(size_t pagesz, uint64_t size, char *why, size_t len)
 {
-	char path[128];
 	uint64_t free_pages, need = DIV_ROUND_UP(size, pagesz);
+	char path[128];
 
 	snprintf(path, sizeof(path),
 		 "/sys/kernel/mm/hugepages/hugepages-%zukB/free_hugepages",
 		 pagesz / KB);
-	if (access(path, R_OK))
-		test_skip("%zu kB hugepages are not supported by this host",
-			  pagesz / KB);
+	if (access(path, R_OK)) {
+		snprintf(why, len, "%zu kB hugepages are not supported by this host",
+			 pagesz / KB);
+		return why;
+	}
 	free_pages = read_sys_u64(path);
-	if (free_pages < need)
-		test_skip("%" PRIu64 " free %zu kB hugepages needed, %" PRIu64
-			  " available: reserve them in %s", need, pagesz / KB,
-			  free_pages, pagesz == get_def_hugetlb_pagesz() ?
-			  "/proc/sys/vm/nr_hugepages" : "nr_hugepages of that size");
+	if (free_pages >= need)
+		return NULL;
+	snprintf(why, len, "%" PRIu64 " free %zu kB hugepages needed, %" PRIu64
+		 " available: reserve them in %s", need, pagesz / KB, free_pages,
+		 pagesz == get_def_hugetlb_pagesz() ?
+		 "/proc/sys/vm/nr_hugepages" : "nr_hugepages of that size");
+	return why;
+}
+
+const char *backing_src_unavailable(uint32_t type, uint64_t size, char *why, size_t len)
+{
+	size_t pagesz = get_backing_src_pagesz(type);
+	char buf[128];
+
+	if (!pagesz) {
+		snprintf(why, len, "Backing source %s is not supported by this host",
+			 vm_mem_backing_src_alias(type)->name);
+		return why;
+	}
+	if (type == VM_MEM_SRC_ANONYMOUS_THP &&
+	    read_sys_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)) &&
+	    strstr(buf, "[never]")) {
+		snprintf(why, len, "transparent hugepages are disabled");
+		return why;
+	}
+	if (backing_src_is_hugetlb(type))
+		return hugetlb_unavailable(pagesz, size, why, len);
+	return NULL;
 }
 
 void backing_src_require(uint32_t type, uint64_t size)
 {
 	size_t pagesz = get_backing_src_pagesz(type);
+	char why[160];
 
-	if (!pagesz)
-		test_skip("Backing source %s is not supported by this host",
-			  vm_mem_backing_src_alias(type)->name);
-	if (!IS_ALIGNED(size, pagesz))
+	if (pagesz && !IS_ALIGNED(size, pagesz))
 		test_usage_error("Size 0x%" PRIx64 " is not a multiple of the %s page size 0x%zx",
 				 size, vm_mem_backing_src_alias(type)->name, pagesz);
-	if (backing_src_is_hugetlb(type))
-		hugetlb_require(pagesz, size);
+	if (backing_src_unavailable(type, size, why, sizeof(why)))
+		test_skip("%s", why);
 }

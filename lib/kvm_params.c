@@ -28,19 +28,9 @@ static void param_path(char *path, size_t len, const char *name)
 bool kvm_param_read(const char *name, char *buf, size_t len)
 {
 	char path[128];
-	FILE *f;
-	bool ok;
 
 	param_path(path, sizeof(path), name);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	ok = fgets(buf, len, f);
-	fclose(f);
-	if (!ok)
-		return false;
-	buf[strcspn(buf, "\n")] = 0;
-	return true;
+	return read_sys_line(path, buf, len);
 }
 
 int kvm_param_bool(const char *name)

@@ -145,15 +145,13 @@ void ksyms_free(struct ksyms *k)
 
 static long read_proc_long(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	long v = -100;
+	char buf[32], *end;
+	long v;
 
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -100;
-		fclose(f);
-	}
-	return v;
+	if (!read_sys_line(path, buf, sizeof(buf)))
+		return -100;
+	v = strtol(buf, &end, 10);
+	return end == buf ? -100 : v;
 }
 
 static int open_cpu_clock(int cpu)

@@ -152,3 +152,8 @@ double timespec_to_sec(struct timespec ts)
 {
 	return (double)ts.tv_sec + (double)ts.tv_nsec / NSEC_PER_SEC;
 }
+
+double rate_per_sec(uint64_t n, uint64_t ns)
+{
+	return ns ? (double)n * NSEC_PER_SEC / ns : 0;
+}

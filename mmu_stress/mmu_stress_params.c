@@ -191,8 +191,6 @@ static void check_params(struct mmu_params *p)
 	if (p->guest_mem / vm_guest_mode(VM_MODE_DEFAULT)->page_size < (uint64_t)p->nr_vcpus)
 		test_usage_error("Guest memory 0x%lx (-m) has fewer pages than the %d vCPUs (-c)",
 				 (unsigned long)p->guest_mem, p->nr_vcpus);
-	if (!get_backing_src_pagesz(p->backing))
-		test_skip("Backing source %s is not supported by this host", name);
 	backing_src_require(p->backing, host);
 	close(open_kvm_dev_path_or_exit(O_RDWR));
 	kvm_backing_src_require(p->backing);

@@ -24,16 +24,11 @@ static bool cpuid_has(uint32_t function, uint32_t ecx_bit)
 /* The module's "nested" parameter says off ("0" or "N"). */
 static bool module_nested_off(const char *module)
 {
-	char path[80], v[8] = "";
-	FILE *f;
+	char path[80], v[8];
 
 	snprintf(path, sizeof(path), "/sys/module/%s/parameters/nested", module);
-	f = fopen(path, "r");
-	if (!f)
+	if (!read_sys_line(path, v, sizeof(v)))
 		return false;
-	if (!fgets(v, sizeof(v), f))
-		v[0] = 0;
-	fclose(f);
 	return v[0] == '0' || v[0] == 'N';
 }
 
