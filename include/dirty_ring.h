@@ -10,7 +10,7 @@
  * has any vCPU.  It replaces the dirty bitmap: KVM_GET_DIRTY_LOG fails,
  * but where KVM has KVM_CAP_DIRTY_LOG_RING_WITH_BITMAP (arm64),
  * vm_enable_dirty_ring() also turns that on, which must be done before
- * the VM has any memslot: see vm_create_empty().
+ * the VM has any memslot: see vm_create_shape_empty().
  */
 #ifndef SELFTEST_KVM_DIRTY_RING_H
 #define SELFTEST_KVM_DIRTY_RING_H

@@ -126,8 +126,6 @@ void vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
 			      uint64_t attributes);
 #define vm_mem_set_private(vm, gpa, size) \
 	vm_set_memory_attributes(vm, gpa, size, KVM_MEMORY_ATTRIBUTE_PRIVATE)
-#define vm_mem_set_shared(vm, gpa, size) \
-	vm_set_memory_attributes(vm, gpa, size, 0)
 
 /*
  * fallocate(PUNCH_HOLE) on the guest_memfd behind [gpa, gpa + size) (one
@@ -135,7 +133,6 @@ void vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
  * guest access gets fresh, zeroed pages.
  */
 int __vm_guest_mem_punch_hole(struct kvm_vm *vm, uint64_t gpa, uint64_t size);
-void vm_guest_mem_punch_hole(struct kvm_vm *vm, uint64_t gpa, uint64_t size);
 
 /* A KVM_EXIT_MEMORY_FAULT's details. */
 struct kvm_memory_fault_exit *vcpu_memory_fault(struct kvm_vcpu *vcpu);

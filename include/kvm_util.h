@@ -128,11 +128,10 @@ struct kvm_vm *__vm_create(enum vm_guest_mode mode, uint32_t nr_vcpus,
 struct kvm_vm *__vm_create_shape(struct vm_shape shape, uint32_t nr_vcpus,
 				 uint64_t extra_pages);
 /*
- * The two halves of __vm_create(), for what must come before any memslot
- * (a dirty ring backed by bitmaps): the VM with no memslot, then slot 0,
- * the binary, page tables and ucalls.
+ * The two halves of __vm_create_shape(), for what must come before any
+ * memslot (a dirty ring backed by bitmaps): the VM with no memslot, then
+ * slot 0, the binary, page tables and ucalls.
  */
-struct kvm_vm *vm_create_empty(enum vm_guest_mode mode);
 struct kvm_vm *vm_create_shape_empty(struct vm_shape shape);
 void vm_create_populate(struct kvm_vm *vm, uint32_t nr_vcpus, uint64_t extra_pages);
 struct kvm_vm *vm_create(uint32_t nr_vcpus);
@@ -210,15 +209,31 @@ void vm_userspace_mem_region_add(struct kvm_vm *vm,
 				 enum vm_mem_backing_src_type src_type,
 				 uint64_t gpa, uint32_t slot, uint64_t npages,
 				 uint32_t flags);
-struct userspace_mem_region *memslot2region(struct kvm_vm *vm, uint32_t slot);
-struct userspace_mem_region *gpa2region(struct kvm_vm *vm, uint64_t gpa);
+/* The VM's region of slot @slot, of @gpa: NULL if none (lookups, no ioctl). */
+static inline struct userspace_mem_region *memslot2region(struct kvm_vm *vm, uint32_t slot)
+{
+	struct userspace_mem_region *r;
+
+	for (r = vm->regions; r; r = r->next)
+		if (r->region.slot == slot)
+			return r;
+	return NULL;
+}
+
+static inline struct userspace_mem_region *gpa2region(struct kvm_vm *vm, uint64_t gpa)
+{
+	struct userspace_mem_region *r;
+
+	for (r = vm->regions; r; r = r->next)
+		if (gpa >= r->region.guest_phys_addr &&
+		    gpa - r->region.guest_phys_addr < r->region.memory_size)
+			return r;
+	return NULL;
+}
 /* Slot flags (a guest_memfd stays): __ returns 0 or -errno. */
 int __vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags);
-void vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags);
 /* Move a slot (0 or -errno: then it stays where it was). */
 int __vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa);
-void vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa);
-void vm_mem_region_delete(struct kvm_vm *vm, uint32_t slot);
 /*
  * x86's memslot zap quirk (KVM_X86_QUIRK_SLOT_ZAP_ALL: deleting or moving
  * a slot zaps every mapping, not only the slot's): false if this KVM lets

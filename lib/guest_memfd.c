@@ -242,14 +242,6 @@ int __vm_guest_mem_punch_hole(struct kvm_vm *vm, uint64_t gpa, uint64_t size)
 	return 0;
 }
 
-void vm_guest_mem_punch_hole(struct kvm_vm *vm, uint64_t gpa, uint64_t size)
-{
-	int ret = __vm_guest_mem_punch_hole(vm, gpa, size);
-
-	TEST_ASSERT(!ret, "fallocate(PUNCH_HOLE) of guest_memfd at GPA [0x%lx, +0x%lx) failed, errno: %d (%s)",
-		    (unsigned long)gpa, (unsigned long)size, -ret, strerror(-ret));
-}
-
 struct kvm_memory_fault_exit *vcpu_memory_fault(struct kvm_vcpu *vcpu)
 {
 	/* The exit's union: memory_fault in 6.8+ headers, padding before. */

@@ -69,11 +69,6 @@ struct kvm_vm *vm_create_shape_empty(struct vm_shape shape)
 	return vm;
 }
 
-struct kvm_vm *vm_create_empty(enum vm_guest_mode mode)
-{
-	return vm_create_shape_empty(VM_SHAPE(mode));
-}
-
 void vm_create_populate(struct kvm_vm *vm, uint32_t nr_vcpus, uint64_t extra_pages)
 {
 	uint64_t nr_pages = vm_nr_pages_required(vm->mode, nr_vcpus, extra_pages);

@@ -88,27 +88,6 @@ static void region_commit(struct kvm_vm *vm, struct userspace_mem_region *r)
 	TEST_ASSERT(!ret, __KVM_IOCTL_ERROR(memory_region_ioctl_name(vm), vm->fd, ret));
 }
 
-struct userspace_mem_region *memslot2region(struct kvm_vm *vm, uint32_t slot)
-{
-	struct userspace_mem_region *r;
-
-	for (r = vm->regions; r; r = r->next)
-		if (r->region.slot == slot)
-			return r;
-	return NULL;
-}
-
-struct userspace_mem_region *gpa2region(struct kvm_vm *vm, uint64_t gpa)
-{
-	struct userspace_mem_region *r;
-
-	for (r = vm->regions; r; r = r->next)
-		if (gpa >= r->region.guest_phys_addr &&
-		    gpa - r->region.guest_phys_addr < r->region.memory_size)
-			return r;
-	return NULL;
-}
-
 static int backing_memfd(enum vm_mem_backing_src_type type, size_t size)
 {
 	unsigned int flags = 0;
@@ -277,14 +256,6 @@ static void region_free(struct userspace_mem_region *r)
 	free(r);
 }
 
-static struct userspace_mem_region *region_or_die(struct kvm_vm *vm, uint32_t slot)
-{
-	struct userspace_mem_region *r = memslot2region(vm, slot);
-
-	TEST_ASSERT(r, "No memslot %u in this VM", slot);
-	return r;
-}
-
 /* A guest_memfd stays the slot's: KVM_MEM_GUEST_MEMFD is kept. */
 int __vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags)
 {
@@ -296,14 +267,6 @@ int __vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags)
 	if (__region_commit(vm, r))
 		return -errno;
 	return 0;
-}
-
-void vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags)
-{
-	struct userspace_mem_region *r = region_or_die(vm, slot);
-
-	r->region.flags = flags | (r->region.flags & KVM_MEM_GUEST_MEMFD);
-	region_commit(vm, r);
 }
 
 int __vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa)
@@ -319,26 +282,6 @@ int __vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa)
 		return 0;
 	r->region.guest_phys_addr = old;
 	return -errno;
-}
-
-void vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa)
-{
-	struct userspace_mem_region *r = region_or_die(vm, slot);
-
-	r->region.guest_phys_addr = new_gpa;
-	region_commit(vm, r);
-}
-
-void vm_mem_region_delete(struct kvm_vm *vm, uint32_t slot)
-{
-	struct userspace_mem_region *r = region_or_die(vm, slot), **pp;
-
-	r->region.memory_size = 0;
-	region_commit(vm, r);
-	for (pp = &vm->regions; *pp != r; pp = &(*pp)->next)
-		;
-	*pp = r->next;
-	region_free(r);
 }
 
 void vm_free_regions(struct kvm_vm *vm)
