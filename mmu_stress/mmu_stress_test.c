@@ -241,19 +241,17 @@ static void create_vm(const struct mmu_params *p)
  */
 static int check_memory_fault(struct perf_test_vcpu_args *va, uint64_t lo, uint64_t hi)
 {
-#ifdef KVM_EXIT_MEMORY_FAULT
-	struct kvm_run *run = va->vcpu->run;
-	uint64_t gpa = run->memory_fault.gpa, size = run->memory_fault.size;
+	struct kvm_memory_fault_exit *mf = vcpu_memory_fault(va->vcpu);
+	uint64_t gpa = mf->gpa, size = mf->size;
 
 	/* KVM may fill it (6.12 does not for a missing VMA write access). */
-	if (run->exit_reason != KVM_EXIT_MEMORY_FAULT)
+	if (va->vcpu->run->exit_reason != KVM_EXIT_MEMORY_FAULT)
 		return 0;
 	if (gpa < st.gpa + lo || gpa + size > st.gpa + hi || !size)
 		return perf_test_fail("memory fault at GPA 0x%lx+0x%lx, outside the vCPU's range [0x%lx, 0x%lx)",
 				      (unsigned long)gpa, (unsigned long)size,
 				      (unsigned long)(st.gpa + lo), (unsigned long)(st.gpa + hi));
 	__atomic_add_fetch(&st.mf_exits, 1, __ATOMIC_RELAXED);
-#endif
 	return 0;
 }
 
