@@ -18,6 +18,7 @@ import unittest
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from kvmbench import bisect, compare, perf, render, results, runner, stats_cli  # noqa: E402
+from kvmbench import cover, kvm_tree  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 # A fake perf test: writes time_ns from its directory's "base" file and
@@ -198,7 +199,7 @@ class CompareOptions(unittest.TestCase):
                  "--per-boot must be a positive number: 'x'"),
                 (['--kernels', '6.1', '--', 't'], "--kernels takes two values, A,B: '6.1'"),
                 (['--kernels', '6.1,6.12', '--builds', 'a,b'],
-                 'give one of --kernels, --builds, --options'),
+                 'give one of --kernels, --builds, --options, --patch, --kvm-src'),
                 (['--options', 'a'], "--options takes two option sets: 'OPTS_A' 'OPTS_B'"),
                 (['--options', 'a', 'b'], 'no test command after --'),
                 (['--options', 'a', 'b', '--', 'T!'], "bad test name 'T!'"),
@@ -245,7 +246,8 @@ class BisectOptions(unittest.TestCase):
     def test_errors(self):
         base = ['--figure', 'rate', '--threshold', '5', '--', 't']
         for argv, msg in (
-                (['--baseline', '6.1'] + base, 'give one of --kernel, --debian-kernel, --packages'),
+                (['--baseline', '6.1'] + base,
+                 'give one of --kernel, --debian-kernel, --packages, --kvm-modules, --series'),
                 (['--debian-kernel', '6.1', '--modules', '/', '--baseline', '6.1'] + base,
                  '--modules and --build go with --kernel'),
                 (['--debian-kernel', '6.1', '--baseline', 'nope'] + base,
@@ -325,6 +327,110 @@ class Perf(unittest.TestCase):
             '| ./dirty_log_perf_test -b 4M | 4 | no RESULT line: skipped |\n'))
         self.assertEqual(perf.figures('RESULT test=other a_ns=5 rate=2 x=1'),
                          'other: a_ns=5; rate=2')
+
+
+PATCH = """From 0 Mon Sep 17 00:00:00 2001
+Subject: [PATCH 1/2] KVM: x86: Say hello
+ twice
+
+---
+diff --git a/arch/x86/kvm/x.c b/arch/x86/kvm/x.c
+--- a/arch/x86/kvm/x.c
++++ b/arch/x86/kvm/x.c
+@@ -1,4 +1,5 @@ int f(void)
+ a
+ b
++--- not a header
+ c
+ d
+@@ -8,3 +9,3 @@ int g(void)
+ h
+-y
++z
+ w
+diff --git a/virt/kvm/new.c b/virt/kvm/new.c
+--- /dev/null
++++ b/virt/kvm/new.c
+@@ -0,0 +1 @@
++n
+"""
+
+
+class KvmPatches(unittest.TestCase):
+    """vm/kvm-build's patches: parsed, applied to copies, refused well."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.src = os.path.join(self.tmp.name, 'src')
+        os.makedirs(os.path.join(self.src, 'arch/x86/kvm'))
+        with open(os.path.join(self.src, 'arch/x86/kvm/x.c'), 'w') as f:
+            f.write('a\nb\nc\nd\ne\nf\ng\nh\ny\nw\n')
+        self.patch = os.path.join(self.tmp.name, 'p.patch')
+        with open(self.patch, 'w') as f:
+            f.write(PATCH)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_parse(self):
+        p = kvm_tree.Patch(self.patch)
+        self.assertEqual(p.subject, 'KVM: x86: Say hello twice')
+        self.assertEqual(sorted(p.hunks), ['arch/x86/kvm/x.c', 'virt/kvm/new.c'])
+        self.assertEqual(len(p.hunks['arch/x86/kvm/x.c']), 2)
+
+    def test_apply_leaves_the_tree(self):
+        before = open(os.path.join(self.src, 'arch/x86/kvm/x.c')).read()
+        out = kvm_tree.apply_patches(self.src, [kvm_tree.Patch(self.patch)])
+        self.assertIn(b'--- not a header', out['arch/x86/kvm/x.c'])
+        self.assertEqual(out['virt/kvm/new.c'], b'n\n')
+        self.assertEqual(open(os.path.join(self.src, 'arch/x86/kvm/x.c')).read(), before)
+        self.assertFalse(os.path.exists(os.path.join(self.src, 'virt')))
+
+    def test_first_failing_hunk_named(self):
+        with open(os.path.join(self.src, 'arch/x86/kvm/x.c'), 'w') as f:
+            f.write('a\nb\nc\nd\ne\nf\ng\nh\nQ\nw\n')
+        with self.assertRaises(kvm_tree.UsageError) as e:
+            kvm_tree.apply_patches(self.src, [kvm_tree.Patch(self.patch)])
+        self.assertIn('arch/x86/kvm/x.c, hunk #2 (@@ -8,3 +9,3 @@ int g(void)) failed',
+                      str(e.exception))
+
+    def test_outside_kvm_refused(self):
+        kvm_tree.check_patch_paths('x86_64', [kvm_tree.Patch(self.patch)])
+        with open(self.patch, 'w') as f:
+            f.write(PATCH.replace('virt/kvm/new.c', 'mm/new.c'))
+        with self.assertRaises(kvm_tree.UsageError) as e:
+            kvm_tree.check_patch_paths('x86_64', [kvm_tree.Patch(self.patch)])
+        self.assertIn('touches mm/new.c', str(e.exception))
+
+    def test_config_users_outside_kvm(self):
+        for path, text in (('arch/x86/kvm/a.c', '#ifdef CONFIG_KVM_ONLY\n'),
+                           ('include/linux/kvm_host.h', 'IS_ENABLED(CONFIG_KVM_HDR)\n'),
+                           ('mm/b.c', '#ifdef CONFIG_SHARED\n'),
+                           ('arch/arm64/c.c', '#ifdef CONFIG_OTHER_ARCH\n'),
+                           ('drivers/Makefile', 'obj-$(CONFIG_SHARED_TOO) += d.o\n')):
+            os.makedirs(os.path.dirname(os.path.join(self.src, path)), exist_ok=True)
+            with open(os.path.join(self.src, path), 'w') as f:
+                f.write(text)
+        got = kvm_tree.users_outside_kvm(self.src, 'x86_64', {
+            'KVM_ONLY', 'KVM_HDR', 'SHARED', 'OTHER_ARCH', 'SHARED_TOO'})
+        self.assertEqual(got, {'SHARED': 'mm/b.c', 'SHARED_TOO': 'drivers/Makefile'})
+
+
+class Cover(unittest.TestCase):
+    def test_table(self):
+        def r(fig, unit, a, b, ratio, lo, hi, verdict):
+            return {'figure': fig, 'unit': unit, 'a': {'median': a}, 'b': {'median': b},
+                    'ratio': ratio, 'lo': lo, 'hi': hi, 'verdict': verdict,
+                    'rules_out': max(hi - 1, 1 - lo) * 100}
+        res = [r('populate_ns', 'ns', 1.35e8, 1.45e8, 1.07, 1.06, 1.08, 'worse'),
+               r('get_ns_avg', 'ns', 10640, 10640, 1.0, 0.99, 1.012, 'same'),
+               r('reported', 'pages', 4096, 4096, 1.0, 1.0, 1.0, 'same')]
+        md, tx = cover.cover('bench/compare --patch p', 'base', 'KVM: Say hello', res, 0.95,
+                             '6 of A, 6 of B')
+        self.assertIn('| populate_ns | 135 ms | 145 ms | +7.0% (worse) | [+6.0%, +8.0%] |', md)
+        self.assertIn('a change beyond +-1.2%', md)
+        self.assertIn('identical in every run', tx)
+        self.assertIn('Change: KVM: Say hello', tx)
 
 
 class CompareEndToEnd(unittest.TestCase):

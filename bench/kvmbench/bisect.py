@@ -17,8 +17,9 @@ import subprocess
 import sys
 import tempfile
 
-from . import runner, stats_cli
+from . import kvm_bisect, runner, stats_cli
 from .cli import Usage, scan, test_command, vm_size
+from .errors import Fail
 from .results import Results
 
 PROG = 'bench/bisect-run'
@@ -30,6 +31,10 @@ usage: bench/bisect-run (--kernel IMAGE [--modules DIR] [--build 'CMD'] |
                         --baseline JSON|DIR|VERSION --figure NAME --threshold PCT
                         [--runs K] [--arch ARCH] [--cpu amd|intel] [--smp N] [--mem SIZE]
                         [--clock icount|tcg] [--out DIR] -- TEST ARGS...
+       bench/bisect-run --kvm-modules [--debian-kernel V] --baseline B --figure NAME
+                        --threshold PCT [options] -- TEST ARGS...
+       bench/bisect-run --series DIR [--debian-kernel V] [--baseline B] --figure NAME
+                        --threshold PCT [options] -- TEST ARGS...
 
   --kernel IMAGE     the kernel to judge (from a kernel tree: arch/x86/boot/bzImage,
                      arch/arm64/boot/Image), with --modules DIR if KVM is modular
@@ -55,13 +60,14 @@ usage: bench/bisect-run (--kernel IMAGE [--modules DIR] [--build 'CMD'] |
                      host's clock; the default with --smp N > 1); judge
                      against a baseline measured on the same clock
   --out DIR          keep the runs there (default: a temporary directory)
-
+{kvm_bisect}
 Exit status, as git bisect run reads it: 0 good, 1 bad, 125 cannot test
 (the build or boot failed, no /dev/kvm in the guest, the test skipped or
 failed in too many runs, the figure missing); 2 for a bad command line,
 which `git bisect run` would take as bad: try the command once by hand.
-Never 128 or more, whatever the test does.  --packages exits 0 when it
-found the first bad package (or found none), 125 if it could not decide.
+Never 128 or more, whatever the test does.  --packages and --series exit 0
+when they found the first bad package or patch (or found none), 125 if
+they could not decide; --series exits 2 for a series that does not apply.
 
 In a kernel tree:
   git bisect start BAD GOOD
@@ -69,6 +75,7 @@ In a kernel tree:
       --kernel arch/x86/boot/bzImage --baseline 6.1 --figure rate --threshold 10 \
       -- demand_paging_test -u MISSING -b 64M
 """
+HELP = HELP.replace('{kvm_bisect}', kvm_bisect.HELP)
 RUN_TIMEOUT = 600
 
 
@@ -84,13 +91,14 @@ VALUED = {'--kernel': 'kernel', '--modules': 'modules', '--build': 'build',
           '--debian-kernel': 'debian', '--packages': 'packages', '--baseline': 'baseline',
           '--figure': 'figure', '--threshold': 'threshold', '--runs': 'runs', '--arch': 'arch',
           '--cpu': 'cpu', '--smp': 'smp', '--mem': 'mem', '--out': 'out',
-          '--clock': 'clock', '--kernel-file': 'debian'}
+          '--clock': 'clock', '--kernel-file': 'debian', '--series': 'series',
+          '--patch-list': 'patch_list'}
 
 
 class Config:
     kernel = modules = build = debian = packages = baseline = figure = threshold = ''
-    out = cpu = clock = smp = ''
-    runs, mem = '6', '2G'
+    out = cpu = clock = smp = series = patch_list = kvm_kernel = ''
+    runs, mem, kvm_modules = '6', '2G', False
 
     def __init__(self):
         self.arch = runner.host_arch()
@@ -99,11 +107,15 @@ class Config:
 def parse(argv):
     """A Config; None for --help; Usage on errors."""
     c = Config()
-    got = scan(argv, dict.fromkeys(VALUED, 1))
+    got = scan(argv, dict(dict.fromkeys(VALUED, 1), **{'--kvm-modules': 0}))
     if got is None:
         return None
     pairs, rest = got
-    for o, (v,) in pairs:
+    for o, vs in pairs:
+        if o == '--kvm-modules':
+            c.kvm_modules = True
+            continue
+        v = vs[0]
         if o == '--kernel-file':    # a bisection step: the kernel named in FILE
             try:
                 with open(v) as f:
@@ -112,11 +124,20 @@ def parse(argv):
                 raise Usage("cannot read '%s'" % v)
         setattr(c, VALUED[o], v)
     c.test, c.args = test_command(rest)
-    if sum(1 for v in (c.kernel, c.debian, c.packages) if v) != 1:
-        raise Usage('give one of --kernel, --debian-kernel, --packages')
+    kvm = sum(1 for v in (c.kvm_modules, c.series, c.patch_list) if v)
+    if kvm:
+        # KVM built from source: --debian-kernel names the kernel it is for.
+        if kvm > 1 or c.kernel or c.packages:
+            raise Usage('--kvm-modules and --series go alone (not with --kernel, --packages)')
+        c.kvm_kernel, c.debian = c.debian or '6.12', ''
+        if not re.fullmatch(runner.KERNEL_VERSION, c.kvm_kernel):
+            raise Usage("bad --debian-kernel '%s'" % c.kvm_kernel)
+    elif sum(1 for v in (c.kernel, c.debian, c.packages) if v) != 1:
+        raise Usage('give one of --kernel, --debian-kernel, --packages, --kvm-modules, '
+                    '--series')
     if (c.modules or c.build) and not c.kernel:
         raise Usage('--modules and --build go with --kernel')
-    if not c.baseline:
+    if not c.baseline and not c.series:
         raise Usage('--baseline is required (a bench/compare JSON, a directory of runs or a '
                     'Debian kernel version)')
     if not c.figure:
@@ -142,7 +163,9 @@ def parse(argv):
     except ValueError as e:
         raise Usage(str(e))
     side = c.baseline[-2:] if re.search(':[ab]$', c.baseline) else ''
-    if os.path.isdir(c.baseline) or os.path.isfile(c.baseline[:len(c.baseline) - len(side)]):
+    if not c.baseline:
+        c.base_kind = 'json'        # --series measures it first
+    elif os.path.isdir(c.baseline) or os.path.isfile(c.baseline[:len(c.baseline) - len(side)]):
         c.base_kind = 'json'
         # Absolute: the steps of --packages run in a scratch repository.
         if os.path.isdir(c.baseline):
@@ -183,19 +206,42 @@ class Bisect:
         c = self.c
         runs = [runner.Run(side, 'w%d' % first, True, c.args)]
         runs += [runner.Run(side, '%02d' % (first + i), False, c.args) for i in range(n)]
+        if isinstance(spec, str):
+            spec, vm_args = spec, runner.kernel_args(spec)
+        else:
+            spec, vm_args = ' '.join(spec), spec
         info('booting %s for %s (%d runs and a warm-up)' % (spec, side.upper(), n))
         vmrun = ['--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
             '--smp', c.smp, '--mem', c.mem]
         vm = runner.VM(c.test, vmrun, c.env, {'a': '/tests/kvm', 'b': '/tests/kvm'},
                        RUN_TIMEOUT, False)
-        rc = vm.run(runs, self.results, self.dir, RUN_TIMEOUT * (n + 2),
-                    runner.kernel_args(spec))
+        rc = vm.run(runs, self.results, self.dir, RUN_TIMEOUT * (n + 2), vm_args)
         if vm_rc_cannot(rc):
+            raise CannotTest()
+
+    def suite(self):
+        """Build the suite: its install tree in self.dir; CannotTest."""
+        c = self.c
+        if not runner.ensure(c.arch, 'python3'):
+            raise CannotTest()
+        d = os.path.join(runner.REPO, 'build', runner.arch_dir(c.arch))
+        if not runner.build(runner.REPO, c.arch, d):
+            info('building the suite failed')
+            raise CannotTest()
+        self.dir = os.path.join(d, 'kselftest_install')
+        if not os.access(os.path.join(self.dir, 'kvm', c.test), os.X_OK):
+            info("no test '%s' in the suite" % c.test)
             raise CannotTest()
 
     def judge_one(self, cand):
         """0 good, 1 bad; CannotTest."""
         c = self.c
+        if c.kvm_modules or c.patch_list:
+            try:
+                cand = kvm_bisect.candidate(c, os.path.join(self.out, 'kvm'), info)
+            except Fail:
+                info('building KVM failed: cannot test')
+                raise CannotTest()
         if c.build:
             info('building: ' + c.build)
             if subprocess.run(['bash', '-c', c.build], stdout=sys.stderr).returncode:
@@ -208,16 +254,7 @@ class Bisect:
             if c.modules and not os.path.isdir(c.modules):
                 info("no modules dir '%s': cannot test" % c.modules)
                 raise CannotTest()
-        if not runner.ensure(c.arch, 'python3'):
-            raise CannotTest()
-        d = os.path.join(runner.REPO, 'build', runner.arch_dir(c.arch))
-        if not runner.build(runner.REPO, c.arch, d):
-            info('building the suite failed')
-            raise CannotTest()
-        self.dir = os.path.join(d, 'kselftest_install')
-        if not os.access(os.path.join(self.dir, 'kvm', c.test), os.X_OK):
-            info("no test '%s' in the suite" % c.test)
-            raise CannotTest()
+        self.suite()
         self.results = Results(self.out, PROG)
         if c.base_kind == 'kernel':
             # Boots alternate: baseline, candidate, candidate, baseline.
@@ -245,38 +282,88 @@ class Bisect:
         info("cannot judge figure '%s'" % c.figure)
         raise CannotTest()
 
-    def packages(self):
-        """git bisect run over a scratch repository, a kernel a commit."""
-        c, out = self.c, self.out
-        repo = os.path.join(out, 'bisect-repo')
-        me = os.path.join(runner.REPO, 'bench', 'bisect-run')
-        # The same command for each step, but one kernel: the commit's file
-        # "kernel" (a Debian version or an image path).
-        step = ['--out', os.path.join(out, 'step'), '--baseline', c.baseline,
+    def step_args(self):
+        """The options each step of a scratch bisection shares."""
+        c = self.c
+        return ['--out', os.path.join(self.out, 'step'), '--baseline', c.baseline,
                 '--figure', c.figure, '--threshold', c.threshold, '--runs', str(c.runs),
                 '--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
                 '--smp', c.smp, '--mem', c.mem] + (
-                    ['--clock', c.clock_arg] if c.clock_arg else []) + ['--', c.test] + c.args
+                    ['--clock', c.clock_arg] if c.clock_arg else []) + (
+                    ['--debian-kernel', c.kvm_kernel] if c.kvm_kernel else []) + [
+                '--', c.test] + c.args
+
+    def packages(self):
+        """git bisect run over a scratch repository, a kernel a commit."""
+        c = self.c
+        # Each step's kernel is the commit's file "kernel" (a Debian
+        # version or an image path).
+        found = self.bisect_list([(p, p + '\n') for p in c.pkgs], 'kernel', '--kernel-file',
+                                 'kernel')
+        if isinstance(found, int):
+            return found
+        print('BISECT first bad: %s (after %s)' % found)
+        return 0
+
+    def series(self):
+        """--series: git bisect run over a scratch repository whose commit
+        N lists the first N patches; commit 0, the unpatched source, is
+        the baseline (measured here unless --baseline)."""
+        c = self.c
+        files = kvm_bisect.series_patches(c.series)
+        subjects = kvm_bisect.check_series(c.kvm_kernel, c.arch, files)
+        if not c.baseline:
+            info('the baseline: KVM from the unpatched source, %d runs' % c.runs)
+            try:
+                args = kvm_bisect.stock(c, os.path.join(self.out, 'kvm-base'))
+                self.suite()
+            except (Fail, CannotTest):
+                print('BISECT undecided: the unpatched source cannot be tested')
+                return 125
+            self.results = Results(os.path.join(self.out, 'baseline'), PROG)
+            self.results.total = c.runs + 1
+            try:
+                self.boot_runs('a', args, c.runs, 0)
+            except CannotTest:
+                print('BISECT undecided: the unpatched source cannot be tested')
+                return 125
+            c.baseline = self.results.path('a')
+        found = self.bisect_list(kvm_bisect.series_items(files, subjects), 'patches',
+                                 '--patch-list', 'patch set')
+        if isinstance(found, int):
+            return found
+        print('BISECT first bad: %s' % found[0])
+        print('BISECT patch: %s' % files[subjects.index(found[0])])
+        return 0
+
+    def bisect_list(self, items, name, opt, what):
+        """git bisect run over a scratch repository, a commit an item
+        (message, contents of its file @name), the first good, the last
+        to be checked bad first; each step is this program with @opt
+        naming that file.  (first bad, the one before) or an exit status."""
+        out = self.out
+        repo = os.path.join(out, 'bisect-repo')
+        me = os.path.join(runner.REPO, 'bench', 'bisect-run')
+        step = self.step_args()
         shutil.rmtree(repo, ignore_errors=True)
         os.makedirs(repo)
 
         def git(*args, **kw):
             return subprocess.run(['git', '-C', repo] + list(args), **kw)
         git('init', '-q')
-        for i, p in enumerate(c.pkgs):
-            with open(os.path.join(repo, 'kernel'), 'w') as f:
-                f.write(p + '\n')
-            git('add', 'kernel')
+        for i, (msg, text) in enumerate(items):
+            with open(os.path.join(repo, name), 'w') as f:
+                f.write(text)
+            git('add', name)
             git('-c', 'user.name=bisect', '-c', 'user.email=bisect@localhost', 'commit', '-q',
-                '--allow-empty', '-m', '%d: %s' % (i, p))
+                '--allow-empty', '-m', '%d: %s' % (i, msg))
         # Check the ends first: the last must be bad for a bisection.
-        last = c.pkgs[-1]
-        info('checking the last kernel, ' + last)
-        with open(os.path.join(out, 'last-kernel'), 'w') as f:
-            f.write(last + '\n')
+        last = items[-1][0]
+        info('checking the last %s, %s' % (what, last))
+        with open(os.path.join(out, 'last-' + name), 'w') as f:
+            f.write(items[-1][1])
         sys.stdout.flush()
-        rc = subprocess.run([me, '--kernel-file', os.path.join(out, 'last-kernel')] +
-                            step).returncode
+        rc = subprocess.run([me, opt, os.path.join(out, 'last-' + name)] + step).returncode
         if rc == 0:
             print('BISECT no regression: %s (the last) is good' % last)
             return 0
@@ -289,7 +376,7 @@ class Bisect:
         with open(log_path, 'w') as log:
             rc = git('bisect', 'start', 'HEAD', first, stdout=subprocess.DEVNULL,
                      stderr=log).returncode
-            rc = 125 if rc else git('bisect', 'run', me, '--kernel-file', 'kernel', *step,
+            rc = 125 if rc else git('bisect', 'run', me, opt, name, *step,
                                     cwd=repo, stdout=log, stderr=subprocess.STDOUT).returncode
         with open(log_path, errors='replace') as f:
             text = f.read()
@@ -300,10 +387,8 @@ class Bisect:
                 s = git('show', '-s', '--format=%s', rev, stdout=subprocess.PIPE,
                         text=True).stdout.strip()
                 return s.split(' ', 1)[1] if ' ' in s else s
-            print('BISECT first bad: %s (after %s)' % (subject('refs/bisect/bad'),
-                                                        subject('refs/bisect/bad~1')))
-            return 0
-        print('BISECT undecided (git bisect run exited %d; skipped kernels: see above)' % rc)
+            return subject('refs/bisect/bad'), subject('refs/bisect/bad~1')
+        print('BISECT undecided (git bisect run exited %d; skipped ones: see above)' % rc)
         return 125
 
 
@@ -314,7 +399,7 @@ def interrupted(signum, frame):
 def main(argv):
     # A bisection step of --packages (--kernel-file) must not exit 2, which
     # git bisect run would read as "bad": its usage errors are "cannot test".
-    usage_rc = 125 if '--kernel-file' in argv else 2
+    usage_rc = 125 if '--kernel-file' in argv or '--patch-list' in argv else 2
     try:
         c = parse(argv)
     except Usage as e:
@@ -334,6 +419,8 @@ def main(argv):
         b = Bisect(c, os.path.abspath(c.out))
         if c.packages:
             return b.packages()
+        if c.series:
+            return b.series()
         for d in ('a', 'b', 'warmup', 'logs', 'status'):
             p = os.path.join(b.out, d)
             if os.path.isdir(p):
@@ -349,6 +436,10 @@ def main(argv):
         return rc
     except KeyboardInterrupt:
         return 125
+    except Fail as e:          # a series that does not apply: exit 2 (never in a step)
+        if str(e):
+            info(str(e))
+        return usage_rc if e.status == 2 else 125
     except Exception as e:     # never "bad" (1) for an unexpected error
         info('error: %s' % e)
         return 125

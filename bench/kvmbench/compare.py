@@ -17,8 +17,9 @@ import shutil
 import subprocess
 import sys
 
-from . import runner, stats_cli
+from . import kvm_sides, runner, stats_cli
 from .cli import Usage, scan, test_command, vm_size
+from .errors import Fail
 from .results import Results, elapsed
 from .stats import look_schedule
 
@@ -31,6 +32,8 @@ setups, interleaved, K times each, and judges every figure it writes
 usage: bench/compare --kernels A,B [options] -- TEST ARGS...
        bench/compare --builds DIR_A,DIR_B [options] -- TEST ARGS...
        bench/compare --options 'OPTS_A' 'OPTS_B' [options] -- TEST ARGS...
+       bench/compare --patch FILE[,FILE...] [--debian-kernel V] [options] -- TEST ARGS...
+       bench/compare --kvm-src TREE_A,TREE_B [--debian-kernel V] [options] -- TEST ARGS...
        bench/compare --lava URL|local (--options A B | --kernels A,B | --builds A,B)
                      [--per-job N] [options] -- TEST ARGS...
        bench/compare --lava URL|local --jobs A_IDS B_IDS [--level L] [--out DIR]
@@ -46,7 +49,7 @@ usage: bench/compare --kernels A,B [options] -- TEST ARGS...
   --builds A,B      two trees of this suite (built here, statically), or
                     two kselftest install trees: e.g. patched, unpatched
   --options A B     two option sets, each added to ARGS
-  --runs K          measured runs of each setup (default 10)
+{kvm_sides}  --runs K          measured runs of each setup (default 10)
   --arch ARCH       x86_64 or arm64 (default: this host's)
   --cpu amd|intel   x86_64: the VM's CPU (vm/run --cpu): amd, QEMU TCG with
                     SVM; intel, Bochs with VMX (kvm_intel); implies the VM
@@ -99,6 +102,7 @@ for 11 figures at 95%) there is no verdict.  Exit status: 0 compared,
 every run passed; 1 compared but some runs failed, or too few runs for
 a verdict; 2 usage; 4 the test skipped (its reason shown).
 """
+HELP = HELP.replace('{kvm_sides}', kvm_sides.HELP)
 
 
 def info(msg):
@@ -119,6 +123,7 @@ class Config:
     budget, max_runs, profile = '0', '40', False
     mem, hugepages, per_boot, where, warmup = '2G', '0', '2', 'auto', True
     run_timeout, level = '600', '95'
+    debian_kernel, table = '', ''
 
     def __init__(self):
         self.arch = runner.host_arch()
@@ -131,16 +136,18 @@ VALUED = {'--runs': 'runs', '--arch': 'arch', '--cpu': 'cpu', '--smp': 'smp', '-
           '--hugepages': 'hugepages', '--per-boot': 'per_boot', '--where': 'where',
           '--figures': 'figures', '--out': 'out', '--run-timeout': 'run_timeout',
           '--level': 'level', '--until': 'until', '--budget': 'budget',
-          '--max-runs': 'max_runs', '--clock': 'clock', '--profile-phase': 'phase'}
+          '--max-runs': 'max_runs', '--clock': 'clock', '--profile-phase': 'phase',
+          '--debian-kernel': 'debian_kernel', '--table': 'table'}
 
 
 def parse(argv):
     """A Config from the command line; None for --help; Usage on errors."""
     c = Config()
+    c.argv = list(argv)
 
     def set_mode(m):
         if c.mode:
-            raise Usage('give one of --kernels, --builds, --options')
+            raise Usage('give one of --kernels, --builds, --options, --patch, --kvm-src')
         c.mode = m
 
     def two(opt, v):
@@ -151,7 +158,7 @@ def parse(argv):
 
     arity = dict.fromkeys(VALUED, 1)
     arity.update({'--kernels': 1, '--builds': 1, '--options': 2, '--no-warmup': 0,
-                  '--profile': 0})
+                  '--profile': 0, '--patch': 1, '--kvm-src': 1})
     got = scan(argv, arity, {'--options': "--options takes two option sets: 'OPTS_A' 'OPTS_B'"})
     if got is None:
         return None
@@ -164,15 +171,26 @@ def parse(argv):
         elif o == '--options':
             set_mode('options')
             c.spec_a, c.spec_b = v
-        elif o in ('--kernels', '--builds'):
+        elif o in ('--kernels', '--builds', '--kvm-src'):
             set_mode(o[2:])
             two(o, v[0])
+            if o == '--kvm-src':
+                kvm_sides.parse(c, o, v[0])
+        elif o == '--patch':
+            set_mode('patch')
+            kvm_sides.parse(c, o, v[0])
         else:
             setattr(c, VALUED[o], v[0])
             if o == '--profile-phase':
                 c.profile = True
     if not c.mode:
-        raise Usage("give --kernels A,B, --builds A,B or --options 'A' 'B'")
+        raise Usage("give --kernels A,B, --builds A,B, --options 'A' 'B', --patch FILE or "
+                    "--kvm-src A,B")
+    if c.debian_kernel and c.mode not in kvm_sides.MODES:
+        raise Usage('--debian-kernel goes with --patch or --kvm-src (--kernels takes versions)')
+    c.debian_kernel = c.debian_kernel or '6.12'
+    if not re.fullmatch(runner.KERNEL_VERSION, c.debian_kernel):
+        raise Usage("bad --debian-kernel '%s' (e.g. 6.12, 6.12.117+deb12)" % c.debian_kernel)
     c.test, c.args = test_command(rest)
     c.arch = vm_size(c.arch, c.mem)
     c.runs = c.runs or ('8' if c.until else '10')
@@ -207,8 +225,8 @@ def parse(argv):
         raise Usage("bad --hugepages '%s'" % c.hugepages)
     if c.where not in ('auto', 'host', 'vm'):
         raise Usage("bad --where '%s' (auto, host or vm)" % c.where)
-    if c.mode == 'kernels' and c.where == 'host':
-        raise Usage('--kernels boots VMs: not --where host')
+    if boots(c) and c.where == 'host':
+        raise Usage('--%s boots VMs: not --where host' % c.mode)
     if not re.fullmatch(r'[][A-Za-z0-9_.,/-]*', c.figures):
         raise Usage("bad --figures '%s'" % c.figures)
     if not re.fullmatch(r'[a-z_]*', c.phase):
@@ -233,8 +251,13 @@ def parse(argv):
     return c
 
 
+def boots(c):
+    """Whether the sides are kernels (VM boots alternate)."""
+    return c.mode == 'kernels' or c.mode in kvm_sides.MODES
+
+
 def describe(c, spec):
-    return {'kernels': 'kernel %s', 'builds': 'build %s',
+    return {'kernels': 'kernel %s', 'builds': 'build %s', 'patch': '%s', 'kvm-src': '%s',
             'options': "options '%s'"}[c.mode] % spec
 
 
@@ -263,12 +286,12 @@ class Compare:
     def units(self, n):
         """Batch units (pairs; --kernels: boot pairs) for @n runs a side."""
         c = self.c
-        return -(-n // c.per_boot) if c.mode == 'kernels' else n
+        return -(-n // c.per_boot) if boots(c) else n
 
     def total_runs(self, n):
         """Runs to make for @n a side, warm-ups included (progress)."""
         c = self.c
-        if c.mode == 'kernels':
+        if boots(c):
             return 2 * self.units(n) * (c.per_boot + c.warmup)
         return 2 * n + 2 * c.warmup
 
@@ -290,6 +313,13 @@ class Compare:
         c = self.c
         if not runner.ensure(c.arch, 'python3', 'gnuplot-nox'):
             raise Failed()
+        if c.mode in kvm_sides.MODES:
+            try:
+                kvm_sides.build(c, self.out)
+            except Fail as e:
+                if e.status == 2:
+                    raise Usage('')
+                raise Failed()
         if c.mode == 'builds':
             self.dirs = {'a': self.install_tree(c.spec_a, 'a'),
                          'b': self.install_tree(c.spec_b, 'b')}
@@ -299,7 +329,7 @@ class Compare:
         for d in self.dirs.values():
             if not os.access(os.path.join(d, 'kvm', c.test), os.X_OK):
                 raise Usage("no test '%s' in %s/kvm" % (c.test, d))
-        if (c.mode != 'kernels' and c.where != 'vm' and not c.cpu and
+        if (not boots(c) and c.where != 'vm' and not c.cpu and
                 c.arch == runner.host_arch()):
             why = runner.host_kvm_why(os.path.join(self.dirs['a'], 'kvm'))
             if not why:
@@ -328,7 +358,7 @@ class Compare:
         has its own)."""
         c = self.c
         R = runner.Run
-        if c.mode == 'kernels':
+        if boots(c):
             for pair_idx, pair in enumerate(schedule(n, first), first):
                 for s in pair:
                     runs = [R(s, 'w%d' % pair_idx, True, self.side_args[s])] if c.warmup else []
@@ -456,6 +486,11 @@ class Compare:
                     os.remove(res.path(f))
             print('plot: %s' % res.path('plot.png'))
         print('comparison: %s' % res.path('compare.json'))
+        if c.mode in kvm_sides.MODES or c.table:
+            c.describe_a, c.describe_b = a, b
+            kvm_sides.cover_table(c, c.argv, res.path('compare.json'), '%d of A, %d of B; %s%s' % (
+                n_a, n_b, self.where(), '; boots alternate A B B A ..., %d runs and a warm-up '
+                'a boot' % c.per_boot if boots(c) else ''))
         return 0 if fails + boot_fails == 0 else 1
 
 
@@ -471,7 +506,8 @@ def main(argv):
             return 0
         return Compare(c).main()
     except Usage as e:
-        print('%s: %s' % (PROG, e), file=sys.stderr)
+        if str(e):      # (kvm_sides said it already)
+            print('%s: %s' % (PROG, e), file=sys.stderr)
         return 2
     except Failed:
         return 1

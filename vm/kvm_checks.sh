@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# vm/kvm_checks.sh: KVM built from source, proven on a known change, in
+# kselftest TAP (vm/suite counts the results; docs/kvm-build.md):
+#
+#  - vm/kvm-build from Debian's linux-source-6.12 (cold on a fresh
+#    machine: the largest cost; bench/compare below boots it);
+#  - bad input: a patch that does not apply (exit 2, its file and hunk
+#    named), a build failure (exit 1, the compiler's lines), a modules
+#    tree for another kernel refused by vm/run before any boot (exit 2);
+#  - bench/compare --patch with bench/testdata/kvm-patches' third patch
+#    (a TLB flush a TDP MMU fault): dirty_log_perf_test's populate time
+#    (the fault path) and TLB flushes worse, its dirty, get and enable
+#    times and fault counts (other paths) the same;
+#  - bench/bisect-run --series over the five patches names that one.
+#
+# usage: vm/kvm_checks.sh [--logs DIR]   (default build/logs/kvm)
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LOGS=$REPO/build/logs/kvm
+case ${1:-} in
+'') ;;
+--logs) [[ -n ${2:-} ]] || { echo "kvm_checks.sh: --logs needs a directory" >&2; exit 2; }
+	LOGS=$2 ;;
+*) echo "usage: vm/kvm_checks.sh [--logs DIR]" >&2; exit 2 ;;
+esac
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+K=6.12 PATCHES=$REPO/bench/testdata/kvm-patches OUT=$REPO/build/kvm NUM=0 FAILED=0
+BAD=$(ls "$PATCHES"/0003-*.patch)
+BAD_SUBJECT='KVM: x86/mmu: Flush remote TLBs after each TDP MMU fault'
+TEST=(dirty_log_perf_test -b 8M -i 2)
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+ok() { NUM=$((NUM + 1)); echo "ok $NUM $*"; }
+not_ok() { NUM=$((NUM + 1)); FAILED=1; echo "not ok $NUM $*"; }
+# check NAME LOG CMD...: run CMD (output to LOG), ok if it exits 0; the
+# status in $RC, the time in the result line.
+check() {
+	local name=$1 log=$LOGS/$2 t0=$SECONDS
+	shift 2
+	"$@" >"$log" 2>&1
+	RC=$?
+	if ((RC == 0)); then ok "$name ($((SECONDS - t0)) s)"; else
+		tail -25 "$log" | sed 's/^/# /'
+		not_ok "$name (exit $RC, $((SECONDS - t0)) s)"
+	fi
+}
+# expect NAME LOG STATUS PATTERN: the last check's status was STATUS and
+# its output matches PATTERN (grep -E).
+expect() {
+	if [[ $RC == "$3" ]] && grep -qE -- "$4" "$LOGS/$2"; then ok "$1"; else
+		tail -25 "$LOGS/$2" | sed 's/^/# /'
+		not_ok "$1 (exit $RC, wanted $3 and /$4/)"
+	fi
+}
+run() { "$@"; RC=$?; return 0; }	# run CMD...: its status in RC, never fails
+verdict() { sed -n "s|^VERDICT figure=$2 .* verdict=\([a-z]*\)\$|\1|p" "$LOGS/$1"; }
+
+echo "TAP version 13"
+check "vm/kvm-build from Debian's linux-source-$K (stock)" build.log \
+	"$REPO/vm/kvm-build" --debian-kernel "$K" --out "$OUT/stock"
+
+sed 's/^ \tr = kvm_tdp_mmu_map(vcpu, fault);$/ \tr = kvm_tdp_mmu_map(vcpu, fault, 0);/' \
+	"$BAD" >"$OUT/noapply.patch"
+run "$REPO/vm/kvm-build" --debian-kernel "$K" --patch "$OUT/noapply.patch" \
+	--out "$OUT/x" >"$LOGS/noapply.log" 2>&1
+expect "a patch that does not apply: exit 2, its file and first failing hunk" noapply.log 2 \
+	'noapply.patch does not apply: arch/x86/kvm/mmu/mmu.c, hunk #1 \(@@ -4728'
+sed 's/^+\tkvm_flush_remote_tlbs(vcpu->kvm);$/+\tkvm_flush_remote_tlbs(vcpu->kvm)/' \
+	"$BAD" >"$OUT/broken.patch"
+run "$REPO/vm/kvm-build" --debian-kernel "$K" --patch "$OUT/broken.patch" \
+	--out "$OUT/x" >"$LOGS/broken.log" 2>&1
+expect "a build failure: exit 1 with the compiler's lines" broken.log 1 \
+	"mmu.c:[0-9]+:[0-9]+: error: expected"
+run "$REPO/vm/run" --debian-kernel 6.1 --kvm-modules "$OUT/stock" -- true \
+	>"$LOGS/other.log" 2>&1
+expect "modules for another kernel refused before the boot" other.log 2 \
+	"is for 6.12.*the kernel to boot is 6.1"
+
+check "bench/compare --patch (the TLB flush a fault)" compare.log \
+	"$REPO/bench/compare" --patch "$BAD" --debian-kernel "$K" --runs 6 --per-boot 3 \
+	--table "$OUT/cover.md" --out "$OUT/compare" -- "${TEST[@]}"
+for f in populate_ns vcpu.tlb_flush/page; do
+	v=$(verdict compare.log "$f")
+	if [[ $v == worse ]]; then ok "compare --patch: $f worse"; else
+		not_ok "compare --patch: $f ${v:-missing}, wanted worse"; fi
+done
+for f in dirty_ns_avg get_ns_avg enable_ns vcpu.pf_fixed/page; do
+	v=$(verdict compare.log "$f")
+	if [[ $v == same ]]; then ok "compare --patch: $f the same"; else
+		not_ok "compare --patch: $f ${v:-missing}, wanted the same"; fi
+done
+if [[ -s $OUT/cover.md && -s $OUT/cover.md.txt ]] && grep -qF "$BAD_SUBJECT" "$OUT/cover.md"; then
+	ok "compare --table: Markdown and text, the patch's subject"
+else
+	not_ok "compare --table: no cover table with the patch's subject"
+fi
+
+check "bench/bisect-run --series over 5 patches" bisect.log \
+	"$REPO/bench/bisect-run" --series "$PATCHES" --debian-kernel "$K" \
+	--baseline "$OUT/compare/compare.json" --figure populate_ns --threshold 3 --runs 3 \
+	--out "$OUT/bisect" -- "${TEST[@]}"
+if grep -qxF "BISECT first bad: $BAD_SUBJECT" "$LOGS/bisect.log"; then
+	ok "bisect-run --series names the TLB flush patch"
+else
+	not_ok "bisect-run --series: not 'BISECT first bad: $BAD_SUBJECT'"
+fi
+echo "1..$NUM"
+exit "$FAILED"
