@@ -64,18 +64,19 @@ echo "TAP version 13"
 check "vm/kvm-build from Debian's linux-source-$K (stock)" build.log \
 	"$REPO/vm/kvm-build" --debian-kernel "$K" --out "$OUT/stock"
 
-sed 's/^ \tr = kvm_tdp_mmu_map(vcpu, fault);$/ \tr = kvm_tdp_mmu_map(vcpu, fault, 0);/' \
-	"$BAD" >"$OUT/noapply.patch"
-run "$REPO/vm/kvm-build" --debian-kernel "$K" --patch "$OUT/noapply.patch" \
-	--out "$OUT/x" >"$LOGS/noapply.log" 2>&1
-expect "a patch that does not apply: exit 2, its file and first failing hunk" noapply.log 2 \
-	'noapply.patch does not apply: arch/x86/kvm/mmu/mmu.c, hunk #1 \(@@ -4728'
-sed 's/^+\tkvm_flush_remote_tlbs(vcpu->kvm);$/+\tkvm_flush_remote_tlbs(vcpu->kvm)/' \
-	"$BAD" >"$OUT/broken.patch"
-run "$REPO/vm/kvm-build" --debian-kernel "$K" --patch "$OUT/broken.patch" \
-	--out "$OUT/x" >"$LOGS/broken.log" 2>&1
-expect "a build failure: exit 1 with the compiler's lines" broken.log 1 \
-	"mmu.c:[0-9]+:[0-9]+: error: expected"
+# bad_patch NAME SED STATUS PATTERN WHAT: vm/kvm-build with the known
+# patch edited by SED must exit STATUS and print PATTERN.
+bad_patch() {
+	sed "$2" "$BAD" >"$OUT/$1.patch"
+	run "$REPO/vm/kvm-build" --debian-kernel "$K" --patch "$OUT/$1.patch" \
+		--out "$OUT/x" >"$LOGS/$1.log" 2>&1
+	expect "$5" "$1.log" "$3" "$4"
+}
+bad_patch noapply 's/^ \tr = kvm_tdp_mmu_map(vcpu, fault);$/ \tr = kvm_tdp_mmu_map(vcpu, fault, 0);/' \
+	2 'noapply.patch does not apply: arch/x86/kvm/mmu/mmu.c, hunk #1 \(@@ -4728' \
+	"a patch that does not apply: exit 2, its file and first failing hunk"
+bad_patch broken 's/^+\tkvm_flush_remote_tlbs(vcpu->kvm);$/+\tkvm_flush_remote_tlbs(vcpu->kvm)/' \
+	1 "mmu.c:[0-9]+:[0-9]+: error: expected" "a build failure: exit 1 with the compiler's lines"
 run "$REPO/vm/run" --debian-kernel 6.1 --kvm-modules "$OUT/stock" -- true \
 	>"$LOGS/other.log" 2>&1
 expect "modules for another kernel refused before the boot" other.log 2 \
