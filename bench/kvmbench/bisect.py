@@ -380,7 +380,7 @@ class Bisect:
                                     cwd=repo, stdout=log, stderr=subprocess.STDOUT).returncode
         with open(log_path, errors='replace') as f:
             text = f.read()
-        sys.stderr.write(text)
+        sys.stderr.write(text if text.endswith('\n') or not text else text + '\n')
         sys.stderr.flush()
         if re.search('^[0-9a-f]* is the first bad commit', text, re.M):
             def subject(rev):
