@@ -165,8 +165,15 @@ EXTRA_CLEAN += $(OUTPUT)/fuzz
 
 # A kselftest install tree (what `make -C tools/testing/selftests
 # TARGETS=kvm install` makes in-tree), for vm/run --dir.
+# Copied again only when something it holds changed, so that runs which
+# share a build (vm/suite's pool: bench/compare, bench/bisect-run, the
+# README's examples) never find it half-copied.
 KSFT_INSTALL_PATH ?= $(OUTPUT)/kselftest_install
-kselftest_install: all
+KSFT_INSTALL_FROM := $(TEST_GEN_PROGS) $(TEST_PROGS_EXTENDED) settings config \
+	$(shell find $(TEST_FILES) -type f) $(KSFT_DIR)/run_kselftest.sh \
+	$(KSFT_DIR)/kselftest/runner.sh $(KSFT_DIR)/kselftest/prefix.pl
+kselftest_install: all $(KSFT_INSTALL_PATH)/kselftest-list.txt
+$(KSFT_INSTALL_PATH)/kselftest-list.txt: $(KSFT_INSTALL_FROM)
 	rm -rf $(KSFT_INSTALL_PATH)
 	mkdir -p $(KSFT_INSTALL_PATH)/kvm $(KSFT_INSTALL_PATH)/kselftest
 	cp $(TEST_GEN_PROGS) $(TEST_PROGS_EXTENDED) settings config \
@@ -175,7 +182,7 @@ kselftest_install: all
 	cp $(KSFT_DIR)/run_kselftest.sh $(KSFT_INSTALL_PATH)/
 	cp $(KSFT_DIR)/kselftest/runner.sh $(KSFT_DIR)/kselftest/prefix.pl \
 	   $(KSFT_INSTALL_PATH)/kselftest/
-	for t in $(notdir $(TEST_GEN_PROGS)); do echo "kvm:$$t"; done \
-		> $(KSFT_INSTALL_PATH)/kselftest-list.txt
+	for t in $(notdir $(TEST_GEN_PROGS)); do echo "kvm:$$t"; done >$@.tmp
+	mv $@.tmp $@
 
 .PHONY: kselftest_install fuzz fuzz_targets
