@@ -13,7 +13,9 @@
 #    (a TLB flush a TDP MMU fault): dirty_log_perf_test's populate time
 #    (the fault path) and TLB flushes worse, its dirty, get and enable
 #    times and fault counts (other paths) the same;
-#  - bench/bisect-run --series over the five patches names that one.
+#  - bench/bisect-run --series over the five patches names that one;
+#  - KVM built with KVM_SW_PROTECTED_VM=y: the guest_memfd cases, shared
+#    and private, in a boot of it.
 #
 # usage: vm/kvm_checks.sh [--logs DIR]   (default build/logs/kvm)
 set -uo pipefail
@@ -109,6 +111,28 @@ if grep -qxF "BISECT first bad: $BAD_SUBJECT" "$LOGS/bisect.log"; then
 	ok "bisect-run --series names the TLB flush patch"
 else
 	not_ok "bisect-run --series: not 'BISECT first bad: $BAD_SUBJECT'"
+fi
+# Private memory: KVM built with KVM_SW_PROTECTED_VM (a KVM-only option;
+# Debian's is built without it), then the guest_memfd cases, shared and
+# private, and private_mem_conversions_test's, in one boot of it; each
+# case one result here, and at least one private case must pass (not skip).
+check "vm/kvm-build --config KVM_SW_PROTECTED_VM=y" swprot-build.log \
+	"$REPO/vm/kvm-build" --debian-kernel "$K" --config KVM_SW_PROTECTED_VM=y --out "$OUT/swprot"
+mapfile -t GMEM < <(cd "$REPO" && grep -l guest_memfd testcases/*/*.test |
+	grep -v ^testcases/private_mem_conversions_test/)
+run "$REPO/vm/run" --debian-kernel "$K" --kvm-modules "$OUT/swprot" --timeout 1500 -- \
+	./testcases/run.sh -t 300 private_mem_conversions_test "${GMEM[@]}" >"$LOGS/private.log" 2>&1
+while read -r line; do
+	case $line in
+	"ok "[0-9]*) ok "private memory: ${line#ok [0-9]* }" ;;
+	"not ok "[0-9]*) not_ok "private memory: ${line#not ok [0-9]* }" ;;
+	esac
+done <"$LOGS/private.log"
+if grep -E '^ok [0-9]+ private_mem_conversions_test ' "$LOGS/private.log" | grep -qv '# SKIP'; then
+	ok "private memory: conversions ran on KVM_X86_SW_PROTECTED_VM (vm/run exit $RC)"
+else
+	tail -25 "$LOGS/private.log" | sed 's/^/# /'
+	not_ok "private memory: no private_mem_conversions_test case passed (vm/run exit $RC)"
 fi
 echo "1..$NUM"
 exit "$FAILED"
