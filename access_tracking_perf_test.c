@@ -15,8 +15,11 @@
  * the rest from counting: pages still in a per-CPU LRU batch, not yet on
  * an LRU list (at most a batch of folios per CPU), translations the
  * guest keeps in a TLB that clear_young does not flush, and the test's
- * own memory in the memcg.  Where the host cannot be exact (nested, NUMA
- * balancing) -w auto only warns.
+ * own memory in the memcg.  The batches are a count of folios, not a
+ * share: 2 vCPUs' threads on 2 CPUs left 20-42 guest pages uncounted
+ * whatever the size, so a case needs a few hundred guest pages a vCPU
+ * for 90% to hold (64K guest pages: 32M a vCPU).  Where the host cannot
+ * be exact (nested, NUMA balancing) -w auto only warns.
  */
 #include <getopt.h>
 
