@@ -115,7 +115,11 @@ class Build:
         code only."""
         os.makedirs(self.obj, exist_ok=True)
         want = os.path.join(self.dir, "config.want")
-        kvm_tree.write_config(self.kernel.config, self.settings, want + ".new")
+        # A whole kernel signs its modules with a key of its own: Debian's
+        # names one its build makes (output/signing_key.pem); kbuild makes
+        # certs/signing_key.pem when it is missing.
+        own = [("MODULE_SIG_KEY", '"certs/signing_key.pem"')] if self.arch == "arm64" else []
+        kvm_tree.write_config(self.kernel.config, own + self.settings, want + ".new")
         with open(want + ".new", encoding="utf-8") as f:
             new = f.read()
         old = None
