@@ -101,26 +101,59 @@ def tree_version(tree):
     return "{VERSION}.{PATCHLEVEL}.{SUBLEVEL}".format(**vals) + vals.get("EXTRAVERSION", "")
 
 
+def _upstream(pkgver):
+    """6.12.117 of Debian's package version 6.12.117-1~deb12u1."""
+    return re.sub(r"-[^-]*$", "", pkgver)
+
+
+def _apt_versions(pkg):
+    """The versions of pkg that apt can download, newest first."""
+    p = subprocess.run(["apt-cache", "madison", pkg], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    return [f.split("|")[1].strip() for f in p.stdout.splitlines() if f.count("|") >= 2]
+
+
+def source_version(version, installed, available):
+    """The linux-source package version to build a kernel of upstream
+    version `version` from: `installed` when it is that version, else the
+    newest of `available` (apt's, newest first) that is; None if none is."""
+    if installed and _upstream(installed) == version:
+        return installed
+    return next((v for v in available if _upstream(v) == version), None)
+
+
 def debian_source(kernel):
-    """Debian's linux-source-SERIES for the kernel, unpacked once into the
-    cache: its directory.  Refuses a package of another version."""
+    """Debian's linux-source-SERIES at the kernel's version, unpacked once
+    into the cache: its directory.  The installed package when it is that
+    version; otherwise that version's package, downloaded into the cache
+    (the security archive can publish a source before its signed kernel)."""
     pkg = f"linux-source-{kernel.series}"
     tarball = f"/usr/src/{pkg}.tar.xz"
-    if not os.path.isfile(tarball):
-        fetch_sh("install_packages", pkg)
     q = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", pkg],
-                       stdout=subprocess.PIPE, text=True)
-    pkgver = q.stdout.strip()
-    if q.returncode or not pkgver or not os.path.isfile(tarball):
-        raise SetupError(f"{pkg} is not installed (apt-get install {pkg})")
-    upstream = re.sub(r"-[^-]*$", "", pkgver)
-    if upstream != kernel.version:
-        raise UsageError(f"{pkg} is {upstream} ({pkgver}), the kernel {kernel.release} "
-                         f"is {kernel.version}: give --src TREE at {kernel.version} "
-                         f"or --debian-kernel of {upstream}")
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    installed = q.stdout.strip() if q.returncode == 0 and os.path.isfile(tarball) else ""
+    pkgver = source_version(kernel.version, installed, [])
+    if not pkgver:
+        have = _apt_versions(pkg)
+        if not have and os.geteuid() == 0:
+            subprocess.run(["apt-get", "update", "-qq"], stdout=subprocess.DEVNULL)
+            have = _apt_versions(pkg)
+        pkgver = source_version(kernel.version, installed, have)
+        if not pkgver:
+            raise SetupError(f"apt has no {pkg} at {kernel.version}, the version of "
+                             f"{kernel.release} (it has: {', '.join(have) or 'none'}): "
+                             f"give --src TREE at {kernel.version}")
     dest = os.path.join(CACHE, f"{pkg}-{pkgver}")
     if os.path.isdir(dest):
         return dest
+    deb_dir = None
+    if pkgver != installed:
+        deb_dir = os.path.join(CACHE, f"{pkg}_{pkgver}.deb")
+        fetch_sh("fetch_deb", f"{pkg}={pkgver}", deb_dir)
+        tarball = os.path.join(deb_dir, "usr", "src", f"{pkg}.tar.xz")
+        if not os.path.isfile(tarball):
+            raise SetupError(f"no usr/src/{pkg}.tar.xz in {pkg} {pkgver} "
+                             f"(remove {deb_dir} to re-download)")
     print(f"vm/kvm-build: unpacking {tarball} into {dest} (once)", file=sys.stderr, flush=True)
     tmp = dest + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -132,6 +165,8 @@ def debian_source(kernel):
         shutil.rmtree(tmp, ignore_errors=True)
         raise SetupError(f"unpacking {tarball} failed: {e}") from None
     os.rename(tmp, dest)
+    if deb_dir:
+        shutil.rmtree(deb_dir, ignore_errors=True)
     return dest
 
 
