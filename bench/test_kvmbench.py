@@ -9,6 +9,7 @@ Run: python3 bench/test_kvmbench.py (--tap: kselftest TAP, one result a
 test)"""
 import io
 import json
+import math
 import os
 import subprocess
 import sys
@@ -105,6 +106,33 @@ class Results(unittest.TestCase):
             self.assertIn('test: run 1 of 4, 0:00 elapsed, ~0 min left: A #w0 (warm-up) ok', e)
             self.assertIn('---- B run #00: FAILED: hung, killed (exit 137); its output:\n'
                           'HANG -b 1M\n', e)
+
+    def test_stat_on_one_side(self):
+        # B's patch flushes TLBs on every fault; A's kernel never does, so
+        # its runs do not list the stat: 0 there, and B is worse.
+        def run(flushes):
+            stats = {'vcpu': {'exits': {'delta': 273, 'type': 'cumulative'}}, 'vm': {}}
+            if flushes:
+                stats['vm']['remote_tlb_flush'] = {'delta': flushes, 'type': 'cumulative'}
+            return {'runs': [{'figures': {'checked': {'value': 128, 'unit': 'pages'}},
+                              'stats': stats}]}
+        with tempfile.TemporaryDirectory() as d:
+            for side, flushes in (('a', 0), ('b', 270)):
+                os.makedirs(os.path.join(d, side))
+                for i in range(8):
+                    with open(os.path.join(d, side, '%02d.json' % i), 'w') as f:
+                        json.dump(run(flushes), f)
+            a, b, units = results.load_sides(os.path.join(d, 'a'), os.path.join(d, 'b'))
+            self.assertEqual(a['vm.remote_tlb_flush/page'], [0.0] * 8)
+            self.assertEqual(b['vm.remote_tlb_flush/page'], [270 / 128] * 8)
+            self.assertEqual(units['vm.remote_tlb_flush/page'], 'per page')
+            p = subprocess.run([sys.executable, os.path.join(BENCH, 'stats.py'), 'compare',
+                                os.path.join(d, 'a'), os.path.join(d, 'b')],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertRegex(p.stdout, r'VERDICT figure=vm.remote_tlb_flush/page .*verdict=worse')
+            self.assertRegex(p.stdout, r'VERDICT figure=vcpu.exits/page .*verdict=same')
+            self.assertIn("B worse: A's median is 0, B's 2.109 (no ratio)", p.stdout)
 
     def test_skip_reason(self):
         with tempfile.TemporaryDirectory() as d:
@@ -434,10 +462,14 @@ class Cover(unittest.TestCase):
                     'rules_out': max(hi - 1, 1 - lo) * 100}
         res = [r('populate_ns', 'ns', 1.35e8, 1.45e8, 1.07, 1.06, 1.08, 'worse'),
                r('get_ns_avg', 'ns', 10640, 10640, 1.0, 0.99, 1.012, 'same'),
-               r('reported', 'pages', 4096, 4096, 1.0, 1.0, 1.0, 'same')]
+               r('reported', 'pages', 4096, 4096, 1.0, 1.0, 1.0, 'same'),
+               r('vm.remote_tlb_flush/page', 'per page', 0.0, 2.109, math.inf, math.inf,
+                 math.inf, 'worse')]
         md, tx = cover.cover('bench/compare --patch p', 'base', 'KVM: Say hello', res, 0.95,
                              '6 of A, 6 of B')
         self.assertIn('| populate_ns | 135 ms | 145 ms | +7.0% (worse) | [+6.0%, +8.0%] |', md)
+        self.assertIn("| vm.remote_tlb_flush/page | 0 per page | 2.109 per page | from 0 (worse) "
+                      "| A's median is 0 |", md)
         self.assertIn('a change beyond +-1.2%', md)
         self.assertIn('identical in every run', tx)
         self.assertIn('Change: KVM: Say hello', tx)

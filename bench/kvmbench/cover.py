@@ -5,6 +5,8 @@ the base and the change (a patch's subject line), each figure that moved
 with before, after, the change and its interval, and the figures that
 did not move with the change they rule out.  Markdown or plain text."""
 
+import math
+
 from .render import Table
 
 
@@ -30,9 +32,14 @@ def cover(command, base, change, results, level, runs):
     still = [r for r in results if r["verdict"] == "same"]
     t = Table(["figure", "before", "after", "change", "interval (%g%%)" % (level * 100)])
     for r in moved:
+        if math.isinf(r["ratio"]):
+            # From 0 (a stat the base never moves): no ratio to give.
+            by, ival = "from 0 (%s)" % r["verdict"], "A's median is 0"
+        else:
+            by = "%s (%s)" % (pct((r["ratio"] - 1) * 100), r["verdict"])
+            ival = "[%s, %s]" % (pct((r["lo"] - 1) * 100), pct((r["hi"] - 1) * 100))
         t.add(r["figure"], fmt(r["a"]["median"], r["unit"]), fmt(r["b"]["median"], r["unit"]),
-              "%s (%s)" % (pct((r["ratio"] - 1) * 100), r["verdict"]),
-              "[%s, %s]" % (pct((r["lo"] - 1) * 100), pct((r["hi"] - 1) * 100)))
+              by, ival)
     s = Table(["figure", "median", "rules out"])
     for r in still:
         same = r["lo"] == r["hi"] == 1.0

@@ -101,6 +101,9 @@ def verdict_text(r):
             return "no difference beyond the noise (A's median is 0: no bound in %)"
         return 'no change larger than %.3g%% in either direction at %g%%' % (
             r['rules_out'], r.get('family', FAMILY_LEVEL) * 100)
+    if math.isinf(r['pct']):
+        return "B %s: A's median is 0, B's %s (no ratio)" % (r['verdict'],
+                                                              fmt(r['b']['median']))
     return 'B %s by %.1f%% [%.1f, %.1f]' % (r['verdict'], r['pct'], r['pct_lo'],
                                           r['pct_hi'])
 

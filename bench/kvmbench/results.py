@@ -79,6 +79,23 @@ def load_side(paths):
     return figs, units
 
 
+def load_sides(a_dir, b_dir):
+    """load_side() of the runs in @a_dir and @b_dir: A's figures, B's and
+    the units.  A KVM stat that moved on one side only (a patch's TLB
+    flushes, where the stock kernel makes none) is 0 in every run of the
+    other, whose runs did not list it."""
+    sides = []
+    for d in (a_dir, b_dir):
+        files = side_files(d)
+        sides.append((len(files),) + load_side(files))
+    units = dict(sides[1][2], **sides[0][2])
+    for n, figs, _ in sides:
+        for name, unit in units.items():
+            if figs and unit == 'per page' and name not in figs:
+                figs[name] = [0.0] * n
+    return sides[0][1], sides[1][1], units
+
+
 def side_hosts(paths):
     """'kernel RELEASE (ARCH, KVM: modules) xN' for the runs in @paths."""
     seen = {}

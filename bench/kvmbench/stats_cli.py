@@ -15,7 +15,8 @@ import sys
 
 from .render import (Table, default_plot, fmt, print_profile, print_table, verdict_line,
                      write_plot)
-from .results import baseline_values, load_profiles, load_side, side_files, side_hosts
+from .results import (baseline_values, load_profiles, load_side, load_sides, side_files,
+                      side_hosts)
 from .stats import (FAMILY_LEVEL, TooFewRuns, compare_figures, compare_profiles,
                     figure_alpha, is_timing, look_schedule, median_min_max,
                     runs_to_decide, summary, widest)
@@ -24,13 +25,11 @@ from .stats import (FAMILY_LEVEL, TooFewRuns, compare_figures, compare_profiles,
 # ---- subcommands -----------------------------------------------------------
 
 def cmd_compare(args):
-    a_figs, a_units = load_side(side_files(args.a))
-    b_figs, b_units = load_side(side_files(args.b))
+    a_figs, b_figs, units = load_sides(args.a, args.b)
     if not a_figs or not b_figs:
         print('stats.py: no figures: A has %d runs, B %d' %
               (len(side_files(args.a)), len(side_files(args.b))), file=sys.stderr)
         return 1
-    units = dict(b_units, **a_units)
     try:
         results, level, m = compare_figures(a_figs, b_figs, units, args.level / 100,
                                             args.looks)
@@ -102,12 +101,10 @@ def until_line(a, b, pct, looks, level=FAMILY_LEVEL * 100):
     """(0 when every timing's interval at this look is narrower than
     +-@pct, 1 when not yet, 3 when too few runs for an interval; the
     UNTIL line saying so) for the runs in directories @a and @b."""
-    a_figs, a_units = load_side(side_files(a))
-    b_figs, b_units = load_side(side_files(b))
+    a_figs, b_figs, units = load_sides(a, b)
     n_a, n_b = len(side_files(a)), len(side_files(b))
     try:
-        results, _, _ = compare_figures(a_figs, b_figs, dict(b_units, **a_units),
-                                        level / 100, looks)
+        results, _, _ = compare_figures(a_figs, b_figs, units, level / 100, looks)
     except TooFewRuns:
         return 3, 'UNTIL runs=%d,%d resolved=no widest=inf figure=none' % (n_a, n_b)
     ok, w, name = widest(results, pct)
