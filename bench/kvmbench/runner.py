@@ -239,9 +239,5 @@ class VM:
         results.feed(p.stdout)
         return p.wait()
 
-def copy_tests(src, dest):
-    """A copy of the test directory @src at @dest (vm/run's --dir)."""
-    shutil.copytree(src, dest, symlinks=True)
-
 def now():
     return time.monotonic()
