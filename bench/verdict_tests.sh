@@ -7,6 +7,7 @@
 #
 #  - the unit tests of the statistics (bench/test_stats.py) and of the
 #    rest of bench/kvmbench (bench/test_kvmbench.py), one result each;
+#  - pyflakes finds nothing in the Python;
 #  - bad command lines exit 2;
 #  - on this host's /dev/kvm, if it runs our guests (probed; else SKIP):
 #    A/A comparisons (same kernel, same binary, same options) of
@@ -184,6 +185,14 @@ fi
 echo "TAP version 13"
 echo "# bench/compare and bench/bisect-run, logs in $LOGS"
 unit_tests
+# pyflakes: names used but never defined (a NameError only on the path
+# that reaches it), imports unused.
+pyflakes_clean() {
+	command -v pyflakes3 >/dev/null || ensure_packages pyflakes3 >&2 || return 1
+	pyflakes3 "$REPO"/bench/*.py "$REPO"/bench/kvmbench/*.py >"$LOGS/pyflakes.log" 2>&1 ||
+		{ sed 's/^/# /' "$LOGS/pyflakes.log"; return 1; }
+}
+check "pyflakes: bench/*.py and bench/kvmbench/*.py clean" pyflakes_clean
 check "bad command lines: one line, exit 2" usage_errors
 
 DIR=$REPO/build/x86_64
