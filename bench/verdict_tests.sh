@@ -194,6 +194,7 @@ pyflakes_clean() {
 }
 check "pyflakes: bench/*.py and bench/kvmbench/*.py clean" pyflakes_clean
 check "bad command lines: one line, exit 2" usage_errors
+check "docs: bench/kvmbench/docs_check.py passes, and fails on planted violations" python3 "$REPO/bench/test_docs_check.py"
 
 DIR=$REPO/build/x86_64
 bench_build "$REPO" x86_64 "$DIR" || { not_ok "build"; exit 1; }
