@@ -163,6 +163,12 @@ class Planted(unittest.TestCase):
         self.edit('docs/design.md', '`kvm_mappings`\n(dirty', 'kvm_mappings\n(dirty')
         self.assert_found('lib', 'lib/kvm_mappings.c', 'used by 1 test')
 
+    def test_name_missing(self):
+        name = 'planted' + '_fn'       # in no file of the copy, this one included
+        self.append('docs/tests.md', '\n`vm_create()` and `%s(vm)`, upstream\'s '
+                    '`memstress_guest_code()`, `perf_report_u64()`/`_double()`\n' % name)
+        self.assert_found('names', 'docs/tests.md', name + '()')
+
     def test_machine_path(self):
         self.append('docs/results/perf.md', '\nbuilt in /work/someone/build\n')
         self.append('docs/vm.md', '\nfrom /home/alice/tree, or `~/tree` (allowed)\n')

@@ -10,6 +10,8 @@
            "may include" column lets it
   lib      every lib/*.c is used by at least two tests, directly or
            through other library files
+  names    every function written `name()` in docs/*.md and README.md is a
+           name in the code (C, Python, shell)
   machine  no path of a machine (/work/, /root/, /home/) in docs/ or
            README.md
 
@@ -19,7 +21,9 @@ component names a top-level entry of the repo (`lib/kvm_util.c`,
 the repo); in a span with spaces (a command line) only the first word is.
 `<...>`, `*` and all-capital words are placeholders, matched as globs; a
 trailing `:LINE` or `#anchor` is dropped; `build/` holds build outputs and
-is not checked; code blocks are not checked.
+is not checked; code blocks are not checked.  Names: `foo()` and
+`__foo()` are placeholders, `_suffix()` continues the name before it,
+and a name after the word "upstream" on its line is upstream's.
 
 Run: python3 bench/kvmbench/docs_check.py [--root DIR] [--only CHECK,...]
 Exit 0 when every check holds, 1 with one line a problem, 2 on bad usage.
@@ -32,7 +36,7 @@ import re
 import subprocess
 import sys
 
-CHECKS = ('tests', 'paths', 'layers', 'lib', 'machine')
+CHECKS = ('tests', 'paths', 'layers', 'lib', 'names', 'machine')
 ARCH_DIRS = ('x86_64', 'aarch64')
 # Where the layer table is, and the marker before it.
 DESIGN = 'docs/design.md'
@@ -447,6 +451,50 @@ def check_lib(root):
     return problems
 
 
+# ---- function names ------------------------------------------------------
+
+def code_identifiers(root):
+    """Every identifier in the repo's code: all text files but the
+    manual, build/ and .git/."""
+    ids = set()
+    for dirpath, dirs, files in os.walk(root):
+        if dirpath == root:
+            dirs[:] = [d for d in dirs if d not in ('build', '.git', 'docs')]
+        for f in files:
+            if dirpath == root and f == 'README.md':
+                continue
+            p = os.path.join(dirpath, f)
+            if os.path.getsize(p) > 1 << 20:
+                continue
+            try:
+                with open(p, encoding='utf-8') as fh:
+                    ids.update(IDENT.findall(fh.read()))
+            except (UnicodeDecodeError, OSError):
+                continue
+    return ids
+
+
+def check_names(root):
+    ids = code_identifiers(root)
+    problems = []
+    for page in doc_pages(root):
+        rel = os.path.relpath(page, root)
+        fenced = False
+        for n, line in enumerate(read(page).splitlines(), 1):
+            if line.lstrip().startswith('```'):
+                fenced = not fenced
+            if fenced:
+                continue
+            for m in re.finditer(r'`([A-Za-z_]\w*)\([^`]*\)`', line):
+                name = m.group(1)
+                if name in ('foo', '__foo') or re.match(r'_[a-z]', name) or name in ids:
+                    continue
+                if 'upstream' in line[:m.start()].lower():
+                    continue
+                problems.append('%s:%d: `%s()`: no such name in the code' % (rel, n, name))
+    return problems
+
+
 # ---- machine paths -------------------------------------------------------
 
 def check_machine(root):
@@ -464,7 +512,7 @@ def check_machine(root):
 def run(root, only=CHECKS):
     """{check: [problem, ...]}"""
     funcs = {'tests': check_tests, 'paths': check_paths, 'layers': check_layers,
-             'lib': check_lib, 'machine': check_machine}
+             'lib': check_lib, 'names': check_names, 'machine': check_machine}
     out = {}
     for c in only:
         try:
