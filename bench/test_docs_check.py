@@ -163,6 +163,16 @@ class Planted(unittest.TestCase):
         self.edit('docs/design.md', '`kvm_mappings`\n(dirty', 'kvm_mappings\n(dirty')
         self.assert_found('lib', 'lib/kvm_mappings.c', 'used by 1 test')
 
+    def test_arch_code_outside_arch_dirs(self):
+        self.edit('lib/memslot.c', '#include "kvm_util.h"',
+                  '#include "kvm_util.h"\n#ifdef __x86_64__\n#endif')
+        self.edit('exit_stats_test.c', 'int main(',
+                  'static void planted(void)\n{\n\tasm volatile("nop");\n}\n\nint main(')
+        found = self.problems('arch')
+        self.assertEqual(len(found), 2, found)
+        self.assertIn('exit_stats_test.c: inline assembly', found[0])
+        self.assertIn('lib/memslot.c: an arch #ifdef', found[1])
+
     def test_name_missing(self):
         name = 'planted' + '_fn'       # in no file of the copy, this one included
         self.append('docs/tests.md', '\n`vm_create()` and `%s(vm)`, upstream\'s '

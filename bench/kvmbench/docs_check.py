@@ -10,6 +10,9 @@
            "may include" column lets it
   lib      every lib/*.c is used by at least two tests, directly or
            through other library files
+  arch     design.md's "no inline assembly outside lib/<arch>" and "common
+           code has no arch #ifdef": no asm and no #if on an arch macro
+           in C outside lib/<arch>/ and include/<arch>/
   names    every function written `name()` in docs/*.md and README.md is a
            name in the code (C, Python, shell)
   machine  no path of a machine (/work/, /root/, /home/) in docs/ or
@@ -36,7 +39,7 @@ import re
 import subprocess
 import sys
 
-CHECKS = ('tests', 'paths', 'layers', 'lib', 'names', 'machine')
+CHECKS = ('tests', 'paths', 'layers', 'lib', 'arch', 'names', 'machine')
 ARCH_DIRS = ('x86_64', 'aarch64')
 # Where the layer table is, and the marker before it.
 DESIGN = 'docs/design.md'
@@ -451,6 +454,35 @@ def check_lib(root):
     return problems
 
 
+# ---- arch code only under lib/<arch> and include/<arch> ----------------
+
+ARCH_MACRO = re.compile(r'^\s*#\s*(if|ifdef|ifndef|elif)\b.*\b__(x86_64|i386|aarch64|arm|'
+                        r'riscv|s390x|powerpc64__|loongarch)\w*', re.M)
+
+
+def check_arch(root):
+    problems = []
+    for dirpath, dirs, files in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        if rel == '.':
+            dirs[:] = [d for d in dirs if d not in ('build', '.git')]
+        if rel in ['lib/' + a for a in ARCH_DIRS] + ['include/' + a for a in ARCH_DIRS]:
+            continue
+        for f in sorted(files):
+            if not f.endswith(('.c', '.h')):
+                continue
+            src = read(os.path.join(dirpath, f))
+            name = os.path.normpath(os.path.join(rel, f))
+            if re.search(r'\b(asm|__asm__)\b', strip_c(src)):
+                problems.append('%s: inline assembly outside lib/<arch>/ and include/<arch>/'
+                                % name)
+            m = ARCH_MACRO.search(re.sub(r'/\*.*?\*/|//[^\n]*', ' ', src, flags=re.S))
+            if m:
+                problems.append('%s: an arch #%s outside lib/<arch>/ and include/<arch>/: '
+                                'a function of include/kvm_arch.h' % (name, m.group(1)))
+    return problems
+
+
 # ---- function names ------------------------------------------------------
 
 def code_identifiers(root):
@@ -512,7 +544,7 @@ def check_machine(root):
 def run(root, only=CHECKS):
     """{check: [problem, ...]}"""
     funcs = {'tests': check_tests, 'paths': check_paths, 'layers': check_layers,
-             'lib': check_lib, 'names': check_names, 'machine': check_machine}
+             'lib': check_lib, 'arch': check_arch, 'names': check_names, 'machine': check_machine}
     out = {}
     for c in only:
         try:
