@@ -173,6 +173,14 @@ class Planted(unittest.TestCase):
         self.assertIn('exit_stats_test.c: inline assembly', found[0])
         self.assertIn('lib/memslot.c: an arch #ifdef', found[1])
 
+    def test_shell_past_a_page(self):
+        self.write('vm/planted.sh', '#!/bin/bash\n# comment\n\n' + 'echo x\n' * 61)
+        self.write('lava/ci', '#!/bin/bash\n' + 'echo x\n' * 60)
+        found = self.problems('shell')
+        self.assertEqual(len(found), 2, found)
+        self.assertIn('lava/ci: 60 lines of logic, within a page', found[0])
+        self.assertIn('vm/planted.sh: 61 lines of logic, past a page', found[1])
+
     def test_name_missing(self):
         name = 'planted' + '_fn'       # in no file of the copy, this one included
         self.append('docs/tests.md', '\n`vm_create()` and `%s(vm)`, upstream\'s '

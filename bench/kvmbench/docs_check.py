@@ -13,6 +13,8 @@
   arch     design.md's "no inline assembly outside lib/<arch>" and "common
            code has no arch #ifdef": no asm and no #if on an arch macro
            in C outside lib/<arch>/ and include/<arch>/
+  shell    the shell scripts past a page (PAGE lines of logic) are the
+           guest's or on design.md's list of the host's, exactly
   names    every function written `name()` in docs/*.md and README.md is a
            name in the code (C, Python, shell)
   machine  no path of a machine (/work/, /root/, /home/) in docs/ or
@@ -39,7 +41,8 @@ import re
 import subprocess
 import sys
 
-CHECKS = ('tests', 'paths', 'layers', 'lib', 'arch', 'names', 'machine')
+CHECKS = ('tests', 'paths', 'layers', 'lib', 'arch', 'shell', 'names', 'machine')
+PAGE = 60
 ARCH_DIRS = ('x86_64', 'aarch64')
 # Where the layer table is, and the marker before it.
 DESIGN = 'docs/design.md'
@@ -483,6 +486,55 @@ def check_arch(root):
     return problems
 
 
+# ---- shell stays thin ---------------------------------------------------
+
+def marked_list(root, mark):
+    """The backticked names between <!-- mark --> and <!-- /mark --> in
+    design.md, or None if the marks are missing."""
+    m = re.search(r'<!-- %s -->(.*?)<!-- /%s -->' % (mark, mark),
+                  read(os.path.join(root, DESIGN)), re.S)
+    return set(re.findall(r'`([^`]+)`', m.group(1))) if m else None
+
+
+def shell_scripts(root):
+    """path -> lines of logic of every shell script: *.sh, or a shebang
+    naming sh or bash."""
+    out = {}
+    for dirpath, dirs, files in os.walk(root):
+        if dirpath == root:
+            dirs[:] = [d for d in dirs if d not in ('build', '.git')]
+        for f in files:
+            p = os.path.join(dirpath, f)
+            try:
+                with open(p, encoding='utf-8') as fh:
+                    text = fh.read(1 << 20)
+            except (UnicodeDecodeError, OSError):
+                continue
+            if f.endswith('.sh') or re.match(r'#!\S*\b(ba)?sh\b|#!\S*env (ba)?sh\b', text):
+                out[os.path.relpath(p, root)] = sum(
+                    1 for line in text.splitlines() if line.strip() and
+                    not line.lstrip().startswith('#'))
+    return out
+
+
+def check_shell(root):
+    guest, over = marked_list(root, 'shell-guest'), marked_list(root, 'shell-over')
+    if guest is None or over is None:
+        return ['%s: no <!-- shell-guest --> or <!-- shell-over --> list' % DESIGN]
+    scripts = shell_scripts(root)
+    problems = []
+    for name in sorted((guest | over) - set(scripts)):
+        problems.append('%s: lists %s, which is no shell script' % (DESIGN, name))
+    for name, n in sorted(scripts.items()):
+        if n > PAGE and name not in guest | over:
+            problems.append('%s: %d lines of logic, past a page (%d): Python in '
+                            'bench/kvmbench, or on %s\'s list' % (name, n, PAGE, DESIGN))
+        if n <= PAGE and name in over:
+            problems.append('%s: %d lines of logic, within a page (%d): take it off %s\'s list'
+                            % (name, n, PAGE, DESIGN))
+    return problems
+
+
 # ---- function names ------------------------------------------------------
 
 def code_identifiers(root):
@@ -544,7 +596,7 @@ def check_machine(root):
 def run(root, only=CHECKS):
     """{check: [problem, ...]}"""
     funcs = {'tests': check_tests, 'paths': check_paths, 'layers': check_layers,
-             'lib': check_lib, 'arch': check_arch, 'names': check_names, 'machine': check_machine}
+             'lib': check_lib, 'arch': check_arch, 'shell': check_shell, 'names': check_names, 'machine': check_machine}
     out = {}
     for c in only:
         try:
