@@ -78,6 +78,15 @@ class Planted(unittest.TestCase):
         for w in words:
             self.assertIn(w, found[0])
 
+    def assert_all_found(self, check, *words):
+        """check finds one problem per pair of words, a line naming both."""
+        found = self.problems(check)
+        pairs = [words[i:i + 2] for i in range(0, len(words), 2)]
+        self.assertEqual(len(found), len(pairs), found)
+        for pair in pairs:
+            self.assertTrue([line for line in found if all(w in line for w in pair)],
+                            (pair, found))
+
     def test_copy_passes(self):
         found = ['%s: %s' % (c, p) for c, ps in docs_check.run(self.root).items() for p in ps]
         self.assertEqual(found, [], '\n' + '\n'.join(found))
@@ -88,13 +97,11 @@ class Planted(unittest.TestCase):
         self.edit('docs/tests.md', row, '')
         self.assert_found('tests', 'no row for exit_stats_test')
 
-    def test_new_test_without_row(self):
-        self.write('x86_64/planted_test.c', 'int main(void) { return 0; }\n')
-        self.assert_found('tests', 'no row for x86_64/planted_test')
-
-    def test_test_dir_without_row(self):
-        self.write('planted/planted_test.c', 'int main(void) { return 0; }\n')
-        self.assert_found('tests', 'no row for planted_test')
+    def test_new_tests_without_rows(self):
+        for path in ('x86_64/planted_test.c', 'planted/planted_test.c'):
+            self.write(path, 'int main(void) { return 0; }\n')
+        self.assert_all_found('tests', 'no row for planted_test ', '(the Makefile',
+                              'no row for x86_64/planted_test', '(the Makefile')
 
     def test_cases_missing(self):
         shutil.rmtree(os.path.join(self.root, 'testcases/exit_stats_test'))
@@ -104,17 +111,12 @@ class Planted(unittest.TestCase):
         self.write('testcases/guest_print_test/default.test', 'guest_print_test\n')
         self.assert_found('tests', 'guest_print_test', 'says "no cases"')
 
-    def test_path_missing(self):
+    def test_paths_missing(self):
         self.append('docs/perf.md', '\nSee `lib/planted.c` and `vm/run --arch x86_64`.\n')
-        self.assert_found('paths', 'docs/perf.md', 'lib/planted.c')
-
-    def test_command_checked_by_its_first_word(self):
         self.append('README.md', '\nRun `bench/planted --out anything/at/all`.\n')
-        self.assert_found('paths', 'bench/planted')
-
-    def test_bare_c_file_missing(self):
         self.append('docs/design.md', '\nThe core is `planted_util.c`.\n')
-        self.assert_found('paths', 'planted_util.c')
+        self.assert_all_found('paths', 'README.md:', '`bench/planted`', 'docs/design.md:',
+                              '`planted_util.c`', 'docs/perf.md:', '`lib/planted.c`')
 
     def test_placeholders_build_and_code_blocks_pass(self):
         self.append('docs/perf.md', '\n`lib/<arch>/processor.c`, `testcases/<test>/*.test`, '
