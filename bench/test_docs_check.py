@@ -218,8 +218,8 @@ class Parsing(unittest.TestCase):
             r = subprocess.run([sys.executable, os.path.join(BENCH, 'kvmbench/docs_check.py')]
                                + args, capture_output=True, text=True)
             self.assertEqual(r.returncode, 2)
-            self.assertEqual(len(r.stderr.strip().splitlines()[-1:]), 1)
-            self.assertIn('docs_check: error:', r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertTrue(r.stderr.startswith('docs_check: '), r.stderr)
 
 
 if __name__ == '__main__':

@@ -9,11 +9,12 @@
            every file in one layer, each #include going where the table's
            "may include" column lets it
   lib      every lib/*.c is used by at least two tests, directly or
-           through other library files
+           through other library files, or is on design.md's list of
+           what one test uses (a list kept exact)
   arch     design.md's "no inline assembly outside lib/<arch>" and "common
            code has no arch #ifdef": no asm and no #if on an arch macro
            in C outside lib/<arch>/ and include/<arch>/
-  shell    the shell scripts past a page (PAGE lines of logic) are the
+  shell    the shell scripts past a page (60 lines of logic) are the
            guest's or on design.md's list of the host's, exactly
   names    every function written `name()` in docs/*.md and README.md is a
            name in the code (C, Python, shell)
@@ -607,7 +608,13 @@ def run(root, only=CHECKS):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog='docs_check', description=__doc__.split('\n')[0])
+    p = argparse.ArgumentParser(prog='docs_check', description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    def error(message):
+        print('docs_check: %s' % message, file=sys.stderr)
+        sys.exit(2)
+    p.error = error
     p.add_argument('--root', default=os.path.dirname(os.path.dirname(
         os.path.dirname(os.path.abspath(__file__)))), help='the repo (default: this one)')
     p.add_argument('--only', default=','.join(CHECKS),
