@@ -18,7 +18,7 @@
            guest's or on design.md's list of the host's, exactly
   names    every function written `name()` in docs/*.md and README.md is a
            name in the code (C, Python, shell)
-  machine  no path of a machine (/work/, /root/, /home/) in docs/ or
+  machine  no path of a machine (under /home, /root or /work) in docs/ or
            README.md
 
 Paths: an inline code span without spaces is a path when its first
@@ -49,7 +49,7 @@ ARCH_DIRS = ('x86_64', 'aarch64')
 DESIGN = 'docs/design.md'
 LAYERS_MARK = '<!-- layers:'
 ONE_TEST_MARK = '<!-- one-test -->'
-MACHINE_PATH = re.compile(r'(?<![\w.])(/work/|/root/|/home/\w)')
+MACHINE_PATH = re.compile(r'(?<![\w.])(/(?:work|root)/|/home/\w)')
 
 
 def read(path):
