@@ -189,6 +189,13 @@ class Planted(unittest.TestCase):
                     '`memstress_guest_code()`, `perf_report_u64()`/`_double()`\n' % name)
         self.assert_found('names', 'docs/tests.md', name + '()')
 
+    def test_option_missing(self):
+        opt = '--planted' + '-option'       # in no file of the copy
+        self.append('docs/vm.md', '\n`vm/run --arch arm64 %s` and `./demand_paging_test %s`\n'
+                    '\n```\nbench/compare --runs 6 %s -- x\n```\n' % (opt, opt, opt))
+        self.assert_all_found('options', 'vm/run ' + opt, 'docs/vm.md:',
+                              'bench/compare ' + opt, 'docs/vm.md:')
+
     def test_machine_path(self):
         self.append('docs/results/perf.md', '\nbuilt in %s\n' % os.path.join('/', 'work', 'x'))
         self.append('docs/vm.md', '\nfrom /home/alice/tree, or `~/tree` (allowed)\n')

@@ -18,6 +18,8 @@
            guest's or on design.md's list of the host's, exactly
   names    every function written `name()` in docs/*.md and README.md is a
            name in the code (C, Python, shell)
+  options  each --option of a command of the manual whose first word is
+           a file of the repo (vm/run, bench/compare) is in the code
   machine  no path of a machine (under /home, /root or /work) in docs/ or
            README.md
 
@@ -42,7 +44,7 @@ import re
 import subprocess
 import sys
 
-CHECKS = ('tests', 'paths', 'layers', 'lib', 'arch', 'shell', 'names', 'machine')
+CHECKS = ('tests', 'paths', 'layers', 'lib', 'arch', 'shell', 'names', 'options', 'machine')
 PAGE = 60
 ARCH_DIRS = ('x86_64', 'aarch64')
 # Where the layer table is, and the marker before it.
@@ -538,8 +540,8 @@ def check_shell(root):
 
 # ---- function names ------------------------------------------------------
 
-def code_identifiers(root):
-    """Every identifier in the repo's code: all text files but the
+def code_words(root, pattern=IDENT):
+    """Every match of pattern in the repo's code: all text files but the
     manual, build/ and .git/."""
     ids = set()
     for dirpath, dirs, files in os.walk(root):
@@ -553,14 +555,14 @@ def code_identifiers(root):
                 continue
             try:
                 with open(p, encoding='utf-8') as fh:
-                    ids.update(IDENT.findall(fh.read()))
+                    ids.update(pattern.findall(fh.read()))
             except (UnicodeDecodeError, OSError):
                 continue
     return ids
 
 
 def check_names(root):
-    ids = code_identifiers(root)
+    ids = code_words(root)
     problems = []
     for page in doc_pages(root):
         rel = os.path.relpath(page, root)
@@ -577,6 +579,38 @@ def check_names(root):
                 if 'upstream' in line[:m.start()].lower():
                     continue
                 problems.append('%s:%d: `%s()`: no such name in the code' % (rel, n, name))
+    return problems
+
+
+# ---- long options of the repo's commands --------------------------------
+
+LONG_OPT = re.compile(r'(?<![\w-])--[a-z][\w-]*')
+
+
+def check_options(root):
+    """A command of the manual (a code span, or a line of a code block)
+    whose first word is a file of the repo (vm/run, bench/compare):
+    each --option in it is in the code."""
+    opts = code_words(root, LONG_OPT)
+    problems = []
+    for page in doc_pages(root):
+        rel = os.path.relpath(page, root)
+        fenced = False
+        for n, line in enumerate(read(page).splitlines(), 1):
+            if line.lstrip().startswith('```'):
+                fenced = not fenced
+                continue
+            for cmd in [line] if fenced else re.findall(r'`([^`]+)`', line):
+                words = cmd.split()
+                if not words or words[0] in ('$', '#'):
+                    continue
+                first = words[0]
+                if not os.path.isfile(os.path.join(root, first)):
+                    continue
+                for o in LONG_OPT.findall(cmd):
+                    if o not in opts:
+                        problems.append('%s:%d: %s %s: no such option in the code'
+                                        % (rel, n, first, o))
     return problems
 
 
@@ -597,7 +631,7 @@ def check_machine(root):
 def run(root, only=CHECKS):
     """{check: [problem, ...]}"""
     funcs = {'tests': check_tests, 'paths': check_paths, 'layers': check_layers,
-             'lib': check_lib, 'arch': check_arch, 'shell': check_shell, 'names': check_names, 'machine': check_machine}
+             'lib': check_lib, 'arch': check_arch, 'shell': check_shell, 'names': check_names, 'options': check_options, 'machine': check_machine}
     out = {}
     for c in only:
         try:
