@@ -1,9 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""kvmbench.cli: the command-line checks bench/compare and bench/bisect-run
+"""kvmbench.cli: the command-line parser and checks the bench programs
 share (a usage error is one line, exit 2)."""
+import argparse
 import re
 
 from .errors import UsageError as Usage  # a bad command line: the message, exit 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the bench scripts' usage error: Usage (one line, exit
+    2, said by the caller) rather than argparse's usage and message; no
+    abbreviated options."""
+
+    def __init__(self, *args, **kw):
+        kw.setdefault('allow_abbrev', False)
+        kw.setdefault('formatter_class', argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kw)
+
+    def error(self, message):
+        raise Usage('%s (-h for help)' % message)
 
 
 def scan(argv, arity, short=None, unknown="unknown option '%s' (-h for help)"):
