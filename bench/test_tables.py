@@ -323,6 +323,28 @@ class Command(unittest.TestCase):
             tables.size_bytes('0M')
 
 
+class Figure(unittest.TestCase):
+    """bench/stats.py figure: a verdict or median from compare.json (what
+    bench/verdict_tests.sh and lava/ci read instead of VERDICT lines)."""
+
+    def test_figure(self):
+        res = [result('rate', 2.5, 1.0, 'worse', 'pages/s'), result('time_ns', 3e9, 3e9)]
+        self.assertEqual(stats_cli.figure_value(res, 'rate', 'verdict'), 'worse')
+        self.assertEqual(stats_cli.figure_value(res, 'rate', 'a'), '2.5')
+        self.assertEqual(stats_cli.figure_value(res, 'time_ns', 'b'), '3e+09')
+        self.assertIsNone(stats_cli.figure_value(res, 'populate_ns', 'verdict'))
+        with tempfile.TemporaryDirectory() as d:
+            compare_json(os.path.join(d, 'x'), res)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = stats_cli.main(['figure', os.path.join(d, 'x', 'compare.json'), 'rate',
+                                     'verdict'])
+            self.assertEqual((rc, out.getvalue()), (0, 'worse\n'))
+            with contextlib.redirect_stderr(io.StringIO()):
+                self.assertEqual(stats_cli.main(['figure', os.path.join(d, 'none.json'), 'rate',
+                                                 'a']), 2)
+
+
 class Target(unittest.TestCase):
     def test_target(self):
         self.assertEqual(stats.target(90, 100, 0.9), (0.9, 'met'))
