@@ -34,9 +34,10 @@ def parsed(*argv):
 
 
 class Recorded(unittest.TestCase):
-    """The tables of RESULT lines recorded in the VM, as the shell scripts
-    printed them (bench/demand_paging.sh --runs 1 --readers "1 2" --size 1M;
-    bench/dirty_log.sh --runs 1 --size 1M --slot-mem 8M)."""
+    """The tables of RESULT lines recorded in the VM (eventfd: on the host),
+    as the shell scripts printed them (bench/demand_paging.sh --runs 1
+    --readers "1 2" --size 1M; bench/dirty_log.sh --runs 1 --size 1M
+    --slot-mem 8M; the others as said)."""
 
     def test_demand_paging(self):
         a = parsed('demand_paging', '--runs', '1', '--readers', '1 2', '--size', '1M')
@@ -47,6 +48,24 @@ class Recorded(unittest.TestCase):
         a = parsed('dirty_log', '--runs', '1', '--size', '1M', '--slot-mem', '8M')
         got = tables.dl_table(a, data('dirty_log.raw'))
         self.assertEqual('\n'.join(got) + '\n', data('dirty_log.table'))
+
+    def test_nested(self):
+        # bench/nested.sh --runs 1 --size 1M --vcpus 1
+        a = parsed('nested', '--runs', '1', '--size', '1M', '--vcpus', '1')
+        got = tables.nested_table(a, data('nested.raw'))
+        self.assertEqual('\n'.join(got) + '\n', data('nested.table'))
+
+    def test_spread(self):
+        # bench/spread.sh --runs 2 --size 1M, but its first line (its name).
+        a = parsed('spread', '--runs', '2', '--size', '1M')
+        got = tables.spread_table(a, data('spread.raw'))
+        self.assertEqual('\n'.join(got[1:]) + '\n', data('spread.table'))
+
+    def test_eventfd(self):
+        # bench/eventfd.sh --runs 1 --pairs "1 2" --events 200 on the host's /dev/kvm
+        a = parsed('eventfd', '--runs', '1', '--pairs', '1 2', '--events', '200')
+        got = tables.ev_table(a, data('eventfd.raw'), data('eventfd.raw').split('\n')[0][6:])[0]
+        self.assertEqual('\n'.join(got) + '\n', data('eventfd.table'))
 
 
 DP = '''RESULT test=demand_paging readers=1 wake=epoll host_only=0 rate=100 exits=40 pf_taken=8
