@@ -680,8 +680,9 @@ def paths(a):
 def paths_args(p):
     p.add_argument('--arch', default=runner.host_arch(), help="the VM's arch (default: this host's)")
     p.add_argument('--only', default='', metavar='NAME', help='run only the line NAME')
-    p.add_argument('--runs', type=positive, default=2,
-                   help="measured runs on each kernel (default 2, bench/compare's minimum)")
+    p.add_argument('--runs', type=positive, default=6,
+                   help='measured runs on each kernel (default 6: with a test of 11 figures '
+                   'that vary, bench/compare gives no verdict below 6; at least 2)')
     p.add_argument('--per-boot', type=positive, default=2,
                    help='measured runs per VM boot (default 2)')
     p.add_argument('--kernels', default='6.1,6.12',
