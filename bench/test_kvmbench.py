@@ -228,11 +228,14 @@ class CompareOptions(unittest.TestCase):
                 (['--kernels', '6.1', '--', 't'], "--kernels takes two values, A,B: '6.1'"),
                 (['--kernels', '6.1,6.12', '--builds', 'a,b'],
                  'give one of --kernels, --builds, --options, --patch, --kvm-src'),
-                (['--options', 'a'], "--options takes two option sets: 'OPTS_A' 'OPTS_B'"),
+                (['--options', 'a'], 'argument --options: expected 2 arguments (-h for help)'),
                 (['--options', 'a', 'b'], 'no test command after --'),
                 (['--options', 'a', 'b', '--', 'T!'], "bad test name 'T!'"),
                 (['--bogus'], "unknown option '--bogus' (-h for help)"),
-                (['--runs'], '--runs needs a value'),
+                (['--runs'], 'argument --runs: expected one argument (-h for help)'),
+                (['--options', 'a', 'b', '--options', 'c', 'd', '--', 't'],
+                 'give one of --kernels, --builds, --options, --patch, --kvm-src'),
+                (['--options', 'a', 'b', 'stray', '--', 't'], "unknown option 'stray' (-h for help)"),
                 (['--budget', '1', '--options', 'a', 'b', '--', 't'],
                  '--budget goes with --until'),
                 (['--until', '5', '--runs', '50', '--options', 'a', 'b', '--', 't'],
@@ -254,6 +257,10 @@ class CompareOptions(unittest.TestCase):
         c = compare.parse(['--arch', 'x86_64', '--smp', '4', '--options', '', '', '--', 't'])
         self.assertEqual(c.clock, 'tcg')
         self.assertIsNone(compare.parse(['--runs', '1', '-h']))
+        # Values as given, even those that start with '-'.
+        c = compare.parse(['--options', '', '-n', '--figures', '-', '--', 't', '-h'])
+        self.assertEqual((c.opts, c.spec_b, c.figures, c.args), ({'a': [], 'b': ['-n']}, '-n',
+                                                                 '-', ['-h']))
 
     def test_order_and_budget(self):
         self.assertEqual(compare.schedule(4, 0), [('a', 'b'), ('b', 'a'), ('a', 'b'), ('b', 'a')])
@@ -287,6 +294,12 @@ class BisectOptions(unittest.TestCase):
             with self.assertRaises(bisect.Usage) as e:
                 bisect.parse(argv)
             self.assertEqual(str(e.exception), msg)
+        with self.assertRaises(bisect.Usage) as e:
+            bisect.parse(['--baseline', '6.1', '--kvm-modules', 'x'] + base)
+        self.assertEqual(str(e.exception), "unknown option 'x' (-h for help)")
+        c = bisect.parse(['--kvm-modules', '--baseline', '6.1', '--smp', '2', '--clock', 'tcg']
+                         + base)
+        self.assertEqual((c.kvm_modules, c.kvm_kernel, c.smp, c.clock), (True, '6.12', '2', 'tcg'))
         with Quiet():
             self.assertEqual(bisect.main(['--kernel-file', '/nonexistent', '--', 't']), 125)
             self.assertEqual(bisect.main(['--runs', '1']), 2)
@@ -329,7 +342,9 @@ class Perf(unittest.TestCase):
                           (['--size', '4T'], "bad --size '4T'"),
                           (['--host', '--debian-kernel', '6.1'],
                            "--debian-kernel is a VM's kernel: not with --host"),
-                          (['--bogus'], "unknown option '--bogus'")):
+                          (['--bogus'], "unknown option '--bogus' (-h for help)"),
+                          (['--arch', 'x86_64', '--', 't'], "unknown option '--' (-h for help)"),
+                          (['--json'], 'argument --json: expected one argument (-h for help)')):
             with self.assertRaises(perf.Usage) as e:
                 perf.parse(argv)
             self.assertEqual(str(e.exception), msg)

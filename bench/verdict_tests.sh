@@ -5,8 +5,8 @@
 # bench/verdict_tests.sh: proves bench/compare and bench/bisect-run honest,
 # in kselftest TAP (vm/suite counts the results).
 #
-#  - the unit tests of the statistics (bench/test_stats.py) and of the
-#    rest of bench/kvmbench (bench/test_kvmbench.py), one result each;
+#  - the unit tests of bench/kvmbench (bench/test_*.py: the statistics
+#    in test_stats.py, the rest in the others), one result each;
 #  - pyflakes finds nothing in the Python;
 #  - bad command lines exit 2;
 #  - on this host's /dev/kvm, if it runs our guests (probed; else SKIP):
@@ -24,8 +24,6 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=bench/lib.sh
-. "$REPO/bench/lib.sh"
 # vm/fetch.sh's messages and failures (it expects its caller's).
 info() { echo "verdict_tests.sh: $*" >&2; }
 die_env() { info "$*"; exit 6; }
@@ -58,9 +56,10 @@ check() {	# check NAME CMD...: ok if CMD succeeds
 	if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
 
-# verdict DIR FIGURE: the verdict bench/compare gave FIGURE.
-verdict() { sed -n "s/^VERDICT figure=$2 .* verdict=\([a-z]*\)$/\1/p" "$1/out"; }
-value() { sed -n "s/^VERDICT figure=$2 .* $3=\([^ ]*\) .*/\1/p" "$1/out"; }
+# verdict DIR FIGURE: the verdict bench/compare gave FIGURE; value DIR
+# FIGURE a|b: a side's median (from its compare.json).
+verdict() { python3 "$REPO/bench/stats.py" figure "$1/runs/compare.json" "$2" verdict; }
+value() { python3 "$REPO/bench/stats.py" figure "$1/runs/compare.json" "$2" "$3"; }
 
 # compare NAME ARGS...: run bench/compare into $LOGS/NAME; its status.
 compare() {
@@ -146,7 +145,8 @@ failures_reported() {
 
 unit_tests() {	# bench/test_*.py --tap, renumbered into this TAP
 	local line t
-	for t in test_stats test_kvmbench; do
+	for t in "$REPO"/bench/test_*.py; do
+		t=$(basename "$t" .py)
 		python3 "$REPO/bench/$t.py" --tap >"$LOGS/$t.log" 2>&1
 		while IFS= read -r line; do
 			case $line in
@@ -166,7 +166,9 @@ usage_errors() {
 		"compare --options a b" \
 		"bisect-run --kernel x --baseline 6.1 --figure rate --threshold ten -- demand_paging_test" \
 		"bisect-run --baseline 6.1 --figure rate --threshold 5 -- demand_paging_test" \
-		"bisect-run --debian-kernel 6.1 --clock icount --smp 2 --baseline 6.1 --figure rate --threshold 5 -- demand_paging_test"; do
+		"bisect-run --debian-kernel 6.1 --clock icount --smp 2 --baseline 6.1 --figure rate --threshold 5 -- demand_paging_test" \
+		"table nope" "table dirty_log --runs 0" "table paths --kernels 6.1" \
+		"table eventfd --where moon" "table splitting --kernel nonesuch"; do
 		# shellcheck disable=SC2086  # the words of each command line
 		"$REPO/bench/"$c >/dev/null 2>"$LOGS/usage.err"
 		if [[ $? != 2 || $(wc -l <"$LOGS/usage.err") != 1 ]]; then
@@ -194,10 +196,10 @@ pyflakes_clean() {
 }
 check "pyflakes: bench/*.py and bench/kvmbench/*.py clean" pyflakes_clean
 check "bad command lines: one line, exit 2" usage_errors
-check "docs: bench/kvmbench/docs_check.py passes, and fails on planted violations" python3 "$REPO/bench/test_docs_check.py"
 
 DIR=$REPO/build/x86_64
-bench_build "$REPO" x86_64 "$DIR" || { not_ok "build"; exit 1; }
+mkdir -p "$REPO/build"
+build_suite "$REPO" x86_64 "$DIR" "$DIR.build.log" || { not_ok "build"; exit 1; }
 if [[ $(uname -m) == x86_64 ]] && host_kvm_runs_guests "$DIR/kselftest_install/kvm"; then
 	# A/A at the defaults a maintainer uses: --runs 10, --level 95.
 	check "A/A demand_paging_test -u MISSING on this host, defaults: no timing differs" \

@@ -2,9 +2,9 @@
 """kvmbench: the bench scripts' Python (standard library only, 3.11).
 
 Run as python3 -m kvmbench.NAME with bench/ on PYTHONPATH: the thin shell
-entry points do that (bench/compare, bench/bisect-run and bench/perf
-through exec.sh, vm/kvm-build, lava/lab); bench/stats.py runs stats_cli.py.  The
-layers, each usable alone:
+entry points do that (bench/compare, bench/bisect-run, bench/perf and
+bench/table through exec.sh, vm/kvm-build, lava/lab); bench/stats.py
+runs stats_cli.py.  The layers, each usable alone:
 
   stats      the statistics on plain lists: summaries, the exact
              Hodges-Lehmann / Mann-Whitney interval, verdicts, --until's
@@ -28,6 +28,9 @@ layers, each usable alone:
   perf       bench/perf, the main job: the perf tests once each, their
              output as it comes, the summary table, --json (perf.sh is
              its runs' shell)
+  tables     bench/table NAME: the perf tests' tables (demand_paging,
+             dirty_log, eventfd, nested, paths, splitting, spread,
+             upstream), each a loop of runs and one table of medians
   kvm_build  vm/kvm-build: KVM's modules built from a source tree or
              patches for a Debian kernel (kvm_tree, debian)
   lava*, lab LAVA: its REST API (lava), jobs (lavajobs), vm/suite --lava
@@ -43,6 +46,6 @@ in compare.parse() and describe(); a new place for runs (another machine,
 a lab) is a backend in runner with a run(runs, results) method, chosen
 in compare.Compare.setup(); runs that already happened elsewhere only
 need their JSON files in Results' a/ and b/.  Tested by bench/test_stats.py
-(stats) and bench/test_kvmbench.py (the rest), both run by
-bench/verdict_tests.sh.
+(stats), bench/test_tables.py (tables) and bench/test_*.py (the rest), all
+run by bench/verdict_tests.sh.
 """

@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 from . import kvm_bisect, runner, stats_cli
-from .cli import Usage, scan, test_command, vm_size
+from .cli import Parser, Usage, test_command, vm_size
 from .errors import Fail
 from .results import Results
 
@@ -107,22 +107,26 @@ class Config:
 def parse(argv):
     """A Config; None for --help; Usage on errors."""
     c = Config()
-    got = scan(argv, dict(dict.fromkeys(VALUED, 1), **{'--kvm-modules': 0}))
+    p = Parser(prog=PROG, add_help=False)
+    for o in VALUED:
+        p.add_argument(o)
+    p.add_argument('--kvm-modules', action='store_true')
+    got = p.parse_command(argv)
     if got is None:
         return None
-    pairs, rest = got
-    for o, vs in pairs:
-        if o == '--kvm-modules':
-            c.kvm_modules = True
+    ns, rest = got
+    for o, attr in VALUED.items():
+        v = getattr(ns, o[2:].replace('-', '_'))
+        if v is None:
             continue
-        v = vs[0]
         if o == '--kernel-file':    # a bisection step: the kernel named in FILE
             try:
                 with open(v) as f:
                     v = f.readline().rstrip('\n')
             except OSError:
                 raise Usage("cannot read '%s'" % v)
-        setattr(c, VALUED[o], v)
+        setattr(c, attr, v)
+    c.kvm_modules = ns.kvm_modules
     c.test, c.args = test_command(rest)
     kvm = sum(1 for v in (c.kvm_modules, c.series, c.patch_list) if v)
     if kvm:

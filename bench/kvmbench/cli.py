@@ -1,31 +1,49 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""kvmbench.cli: the command-line checks bench/compare and bench/bisect-run
+"""kvmbench.cli: the command-line parser and checks the bench programs
 share (a usage error is one line, exit 2)."""
+import argparse
 import re
 
 from .errors import UsageError as Usage  # a bad command line: the message, exit 2
 
 
-def scan(argv, arity, short=None, unknown="unknown option '%s' (-h for help)"):
-    """The options before '--' as [(option, [values])], and the words
-    after it; None for -h/--help.  @arity: {option: how many values};
-    @short: {option: the message when its values are missing}."""
-    pairs, i = [], 0
-    while i < len(argv):
-        o = argv[i]
-        if o in ('-h', '--help'):
-            return None
-        if o == '--':
+class Parser(argparse.ArgumentParser):
+    """argparse with the bench scripts' usage error: Usage (one line, exit
+    2, said by the caller) rather than argparse's usage and message; no
+    abbreviated options."""
+
+    def __init__(self, *args, **kw):
+        kw.setdefault('allow_abbrev', False)
+        kw.setdefault('formatter_class', argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kw)
+
+    def error(self, message):
+        raise Usage('%s (-h for help)' % message)
+
+    def parse_command(self, argv):
+        """(the options before '--', the words after it) of @argv; None
+        for -h/--help.  An option's values are taken as given, even one
+        that starts with '-' ("--options '' -n"); a value of a two-value
+        option that does comes with a space in front (split or strip
+        it); an option not known is "unknown option 'X'"."""
+        n = argv.index('--') if '--' in argv else len(argv)
+        head, rest, args, i = argv[:n], argv[n + 1:], [], 0
+        while i < len(head):
+            o = head[i]
             i += 1
-            break
-        if o not in arity:
-            raise Usage(unknown % o)
-        n = arity[o]
-        if len(argv) - i - 1 < n:
-            raise Usage((short or {}).get(o, '%s needs a value' % o))
-        pairs.append((o, argv[i + 1:i + 1 + n]))
-        i += 1 + n
-    return pairs, argv[i:]
+            if o in ('-h', '--help'):
+                return None
+            act = self._option_string_actions.get(o)
+            if act is None:
+                raise Usage("unknown option '%s' (-h for help)" % o)
+            k = 1 if act.nargs is None else act.nargs
+            vals = head[i:i + k]
+            i += k
+            if k == 1 and vals:
+                args.append('%s=%s' % (o, vals[0]))
+            else:
+                args += [o] + [' ' + v if v.startswith('-') else v for v in vals]
+        return self.parse_args(args), rest
 
 
 def test_command(words):

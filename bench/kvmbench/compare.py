@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 from . import kvm_sides, runner, stats_cli
-from .cli import Usage, scan, test_command, vm_size
+from .cli import Parser, Usage, test_command, vm_size
 from .errors import Fail
 from .results import Results, elapsed
 from .stats import look_schedule
@@ -140,6 +140,21 @@ VALUED = {'--runs': 'runs', '--arch': 'arch', '--cpu': 'cpu', '--smp': 'smp', '-
           '--debian-kernel': 'debian_kernel', '--table': 'table'}
 
 
+MODES = ('--kernels', '--builds', '--options', '--patch', '--kvm-src')
+
+
+def parser():
+    """compare's options (HELP says them; -h prints HELP)."""
+    p = Parser(prog=PROG, add_help=False)
+    for o, dest in VALUED.items():
+        p.add_argument(o, dest=dest)
+    for o in MODES:
+        p.add_argument(o, action='append', nargs=2 if o == '--options' else None)
+    p.add_argument('--no-warmup', action='store_true')
+    p.add_argument('--profile', action='store_true')
+    return p
+
+
 def parse(argv):
     """A Config from the command line; None for --help; Usage on errors."""
     c = Config()
@@ -156,33 +171,26 @@ def parse(argv):
             raise Usage("%s takes two values, A,B: '%s'" % (opt, v))
         c.spec_a, c.spec_b = a, b
 
-    arity = dict.fromkeys(VALUED, 1)
-    arity.update({'--kernels': 1, '--builds': 1, '--options': 2, '--no-warmup': 0,
-                  '--profile': 0, '--patch': 1, '--kvm-src': 1})
-    got = scan(argv, arity, {'--options': "--options takes two option sets: 'OPTS_A' 'OPTS_B'"})
+    got = parser().parse_command(argv)
     if got is None:
         return None
-    pairs, rest = got
-    for o, v in pairs:
-        if o == '--no-warmup':
-            c.warmup = False
-        elif o == '--profile':
-            c.profile = True
-        elif o == '--options':
-            set_mode('options')
-            c.spec_a, c.spec_b = v
-        elif o in ('--kernels', '--builds', '--kvm-src'):
-            set_mode(o[2:])
-            two(o, v[0])
-            if o == '--kvm-src':
-                kvm_sides.parse(c, o, v[0])
+    ns, rest = got
+    for dest in VALUED.values():
+        if getattr(ns, dest) is not None:
+            setattr(c, dest, getattr(ns, dest))
+    c.warmup = not ns.no_warmup
+    c.profile = ns.profile or ns.phase is not None
+    sides = [(o, v) for o in MODES for v in getattr(ns, o[2:].replace('-', '_')) or []]
+    for o, v in sides:
+        set_mode(o[2:])
+        if o == '--options':
+            c.spec_a, c.spec_b = (x.strip() for x in v)
         elif o == '--patch':
-            set_mode('patch')
-            kvm_sides.parse(c, o, v[0])
+            kvm_sides.parse(c, o, v)
         else:
-            setattr(c, VALUED[o], v[0])
-            if o == '--profile-phase':
-                c.profile = True
+            two(o, v)
+            if o == '--kvm-src':
+                kvm_sides.parse(c, o, v)
     if not c.mode:
         raise Usage("give --kernels A,B, --builds A,B, --options 'A' 'B', --patch FILE or "
                     "--kvm-src A,B")

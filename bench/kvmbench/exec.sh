@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # bench/kvmbench/exec.sh: sourced by the wrappers bench/compare,
-# bench/bisect-run and bench/perf.
+# bench/bisect-run, bench/perf and bench/table.
 #
 # kvmbench_exec MODULE FAIL_RC ARGS...: exec python3 -m kvmbench.MODULE ARGS,
 # installing python3 first where it is missing (exit FAIL_RC if that fails).

@@ -2,7 +2,7 @@
 # shellcheck shell=sh
 #
 # bench/kvmbench/guest.sh: the runs' shell where they run in a VM (its
-# busybox sh), for kvmbench.runner and bench/lib.sh's guest loops.
+# busybox sh), for kvmbench.runner and kvmbench.tables' guest loops.
 # Defines functions only.
 #
 # bench_watch TIMEOUT OUT PROG ARGS...: run PROG ARGS, its output to OUT;

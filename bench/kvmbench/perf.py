@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 from . import runner
-from .cli import Usage, scan
+from .cli import Parser, Usage
 from .render import Table
 
 PROG = 'bench/perf'
@@ -51,21 +51,23 @@ VALUED = {'--arch': 'arch', '--size': 'size', '--vcpus': 'vcpus', '--readers': '
 def parse(argv):
     """A Config; None for --help; Usage on errors."""
     c = Config()
-    arity = dict.fromkeys(VALUED, 1)
-    arity.update({'--host': 0, '--vm': 0})
-    got = scan(argv, arity, unknown="unknown option '%s'")
+    p = Parser(prog=PROG, add_help=False)
+    for o, dest in VALUED.items():
+        p.add_argument(o, dest=dest)
+    p.add_argument('--host', action='store_true')
+    p.add_argument('--vm', action='store_true')
+    if '--' in argv:
+        raise Usage("unknown option '--' (-h for help)")
+    got = p.parse_command(argv)
     if got is None:
         return None
-    pairs, rest = got
-    if rest:
-        raise Usage("unknown option '%s'" % (argv[argv.index('--')]))
-    for o, v in pairs:
-        if o in ('--host', '--vm'):
-            if c.where and c.where != o[2:]:
-                raise Usage('--host and --vm exclude each other')
-            c.where = o[2:]
-        else:
-            setattr(c, VALUED[o], v[0])
+    ns = got[0]
+    for dest in VALUED.values():
+        if getattr(ns, dest) is not None:
+            setattr(c, dest, getattr(ns, dest))
+    if ns.host and ns.vm:
+        raise Usage('--host and --vm exclude each other')
+    c.where = 'host' if ns.host else 'vm' if ns.vm else ''
     c.arch = 'arm64' if c.arch == 'aarch64' else c.arch
     if c.arch not in ('x86_64', 'arm64'):
         raise Usage("unknown arch '%s'" % c.arch)
@@ -294,7 +296,6 @@ def main(argv):
         c = parse(argv)
     except Usage as e:
         print('%s: %s' % (PROG, e), file=sys.stderr)
-        print(HELP, end='', file=sys.stderr)
         return 2
     if c is None:
         print(HELP, end='')

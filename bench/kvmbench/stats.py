@@ -300,3 +300,15 @@ def runs_to_decide(logs, change, alpha, power=0.8):
     return max(math.ceil(n), min_runs(alpha)), sd
 
 
+
+
+def target(value, base, least):
+    """(value / base, 'met' or 'MISSED'): is @value at least @least times
+    @base?  A target on medians, such as bench/table demand_paging's
+    "epoll at 16 readers at least 0.9x its 1-reader rate".  The ratio is
+    inf for a zero @base (nan when @value is 0 too)."""
+    if base:
+        ratio = value / base
+    else:
+        ratio = math.nan if value == 0 else math.copysign(math.inf, value)
+    return ratio, 'met' if value >= least * base else 'MISSED'

@@ -13,7 +13,7 @@ import json
 import math
 import sys
 
-from .render import (Table, default_plot, fmt, print_profile, print_table, verdict_line,
+from .render import (Table, default_plot, fmt, fmt_exact, print_profile, print_table, verdict_line,
                      write_plot)
 from .results import (baseline_values, load_profiles, load_side, load_sides, side_files,
                       side_hosts)
@@ -145,6 +145,33 @@ def cmd_spread(args):
     return 0
 
 
+def figure_value(results, figure, key):
+    """@key of @figure in compare.json's @results as bench/compare's
+    VERDICT line gives it (a and b: the side's median); None if the
+    figure is not there."""
+    for r in results:
+        if r['figure'] == figure:
+            if key in ('verdict', 'unit'):
+                return r[key]
+            return fmt_exact(r[key]['median'] if key in ('a', 'b') else r[key])
+    return None
+
+
+def cmd_figure(args):
+    try:
+        with open(args.json) as f:
+            results = json.load(f)['results']
+    except (OSError, ValueError, KeyError) as e:
+        print('bench/stats.py figure: %s: %s' % (args.json, e), file=sys.stderr)
+        return 2
+    v = figure_value(results, args.figure, args.key)
+    if v is None:
+        print('bench/stats.py figure: no figure %s in %s' % (args.figure, args.json), file=sys.stderr)
+        return 1
+    print(v)
+    return 0
+
+
 def median_text(words):
     """'median min max' of numbers given as text, each as given (min,
     max, an odd count's median) or, for the mean of the middle two, as
@@ -205,6 +232,11 @@ def main(argv):
     md = sub.add_parser('median', help='numbers on stdin: "median min max"')
     md.add_argument('--cv', action='store_true',
                     help='and the coefficient of variation, sd/mean in percent')
+    fg = sub.add_parser('figure', help="one figure's verdict or value from a compare.json")
+    fg.add_argument('json', help="bench/compare's compare.json")
+    fg.add_argument('figure')
+    fg.add_argument('key', choices=('verdict', 'a', 'b', 'ratio', 'lo', 'hi', 'unit'),
+                    help="a and b: the side's median")
     s = sub.add_parser('schedule', help='runs a side at each look: FIRST .. LAST')
     s.add_argument('first', type=int)
     s.add_argument('last', type=int)
@@ -213,6 +245,8 @@ def main(argv):
         words = sys.stdin.read().split()
         print(median_text(words) + (' %.1f' % cv_pct(words) if args.cv else ''))
         return 0
+    if args.cmd == 'figure':
+        return cmd_figure(args)
     if args.cmd == 'schedule':
         print(' '.join(map(str, look_schedule(args.first, args.last))))
         return 0

@@ -1,0 +1,412 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Unit tests of bench/kvmbench's LAVA side without a lab: the REST client
+(lava) against a fake LAVA server on 127.0.0.1 (http.server: its API's
+pages, a token, errors, pagination, jobs that finish or never do), the TAP
+of vm/suite --lava (lavasuite), bench/compare --lava --jobs end to end on
+the fake server's jobs (lavacompare), and lava/lab's state files, status
+and service processes (lab, in a temporary state directory).
+Run: python3 bench/test_lava.py (--tap: kselftest TAP, one result a test)"""
+import contextlib
+import http.server
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import unittest
+from unittest import mock
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, BENCH)
+from kvmbench import lab, lava, lavacompare, lavasuite  # noqa: E402
+from kvmbench.tap import tap  # noqa: E402
+
+TOKEN = 'sekrit'
+
+
+def case(name, result='pass', measurement=None, unit='', suite=1):
+    return {'name': name, 'result': result, 'measurement': measurement, 'unit': unit,
+            'suite': suite}
+
+
+class FakeLava:
+    """A LAVA server's API v0.2 on 127.0.0.1: @jobs {id: (job, tests)};
+    devices in two pages; jobs/ takes a definition (not one that says
+    'refuse'); 'flaky/' fails with 500 once; every request is recorded."""
+
+    def __init__(self, jobs=None, devices=None):
+        self.jobs = jobs or {}
+        self.devices = devices if devices is not None else [
+            {'hostname': 'q1', 'device_type': 'qemu', 'health': 'Good', 'state': 'Idle'},
+            {'hostname': 'q2', 'device_type': 'qemu', 'health': 'Retired', 'state': 'Idle'},
+            {'hostname': 'b1', 'device_type': 'bbb', 'health': 'Good', 'state': 'Idle'}]
+        self.requests, self.submitted, self.cancelled = [], [], []
+        self.flaky = 1
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def send(self, code, obj=None, raw=None):
+                body = raw if raw is not None else json.dumps(obj).encode()
+                self.send_response(code)
+                self.send_header('Content-Length', str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                fake.requests.append(('GET', self.path, self.headers.get('Authorization')))
+                code, obj, raw = fake.route(self.path, self.headers.get('Authorization'))
+                self.send(code, obj, raw)
+
+            def do_POST(self):
+                n = int(self.headers.get('Content-Length', 0))
+                data = json.loads(self.rfile.read(n) or b'null')
+                fake.requests.append(('POST', self.path, self.headers.get('Authorization')))
+                if self.headers.get('Authorization') != 'Token ' + TOKEN:
+                    return self.send(403, {'detail': 'no'})
+                if 'refuse' in data['definition']:
+                    return self.send(200, {'message': 'invalid definition'})
+                fake.submitted.append(data['definition'])
+                self.send(201, {'job_ids': [100 + len(fake.submitted)]})
+
+        self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+        self.url = 'http://127.0.0.1:%d/' % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        if self.server:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+    def route(self, path, auth):
+        p = path[len('/api/v0.2/'):] if path.startswith('/api/v0.2/') else path
+        p, _, query = p.partition('?')
+        if p == 'system/version/':
+            return 200, {'version': '2023.01'}, None
+        if p == 'system/whoami/':
+            return 200, {'user': 'tester' if auth == 'Token ' + TOKEN else ''}, None
+        if p == 'flaky/':
+            self.flaky -= 1
+            return (500, {'detail': 'busy'}, None) if self.flaky >= 0 else (200, [1], None)
+        if p == 'devices/':
+            if 'page=2' in query:
+                return 200, {'results': self.devices[2:], 'next': None}, None
+            return 200, {'results': self.devices[:2],
+                         'next': self.url + 'api/v0.2/devices/?limit=500&page=2'}, None
+        parts = p.strip('/').split('/')
+        if parts[0] == 'jobs' and len(parts) >= 2 and int(parts[1]) in self.jobs:
+            job, tests = self.jobs[int(parts[1])]
+            rest = parts[2:]
+            if not rest:
+                return 200, job, None
+            if rest == ['suites']:
+                return 200, {'results': [{'id': 1, 'name': '0_kvm-selftests'},
+                                         {'id': 2, 'name': 'lava'}], 'next': None}, None
+            if rest == ['tests']:
+                return 200, {'results': tests, 'next': None}, None
+            if rest == ['logs']:
+                return 200, None, b'- {"msg": "booted"}\n'
+            if rest == ['cancel']:
+                self.cancelled.append(int(parts[1]))
+                return 200, {}, None
+        return 404, {'detail': 'not found'}, None
+
+
+class Server(unittest.TestCase):
+    def setUp(self):
+        self.fake = FakeLava()
+        self.addCleanup(self.fake.close)
+        # No waiting between retries.
+        patcher = mock.patch.object(lava.time, 'sleep', lambda s: None)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+
+class Client(Server):
+    def test_token_and_check(self):
+        self.assertEqual(lava.Lava(self.fake.url, TOKEN).check(), 'tester')
+        self.assertEqual(self.fake.requests[-1][2], 'Token ' + TOKEN)
+        for tok, msg in ((None, 'no token'), ('wrong', 'did not accept the token')):
+            with self.assertRaisesRegex(lava.LavaError, msg) as e:
+                lava.Lava(self.fake.url, tok).check()
+            self.assertEqual(e.exception.kind, 'token')
+
+    def test_pages_and_device_types(self):
+        api = lava.Lava(self.fake.url, TOKEN)
+        self.assertEqual([d['hostname'] for d in api.list('devices/')], ['q1', 'q2', 'b1'])
+        # The retired one is not counted.
+        self.assertEqual(api.device_types(), {'qemu': 1, 'bbb': 1})
+
+    def test_errors(self):
+        api = lava.Lava(self.fake.url, TOKEN)
+        with self.assertRaises(lava.LavaError) as e:
+            api.get('nonesuch/')
+        self.assertEqual(e.exception.kind, 'notfound')
+        with self.assertRaises(lava.LavaError) as e:
+            lava.Lava(self.fake.url, 'x').submit('job')
+        self.assertEqual(e.exception.kind, 'token')
+        # A server error is tried again.
+        self.assertEqual(api.get('flaky/'), [1])
+        with self.assertRaisesRegex(lava.LavaError, 'did not take the job: invalid definition'):
+            api.submit('refuse me')
+        with self.assertRaises(lava.LavaError) as e:
+            s = self.fake.server.server_address
+            self.fake.close()       # nothing listens there now
+            lava.Lava('http://%s:%d/' % s, TOKEN, timeout=2).get('system/version/')
+        self.assertEqual(e.exception.kind, 'unreachable')
+
+    def test_submit(self):
+        api = lava.Lava(self.fake.url, TOKEN)
+        self.assertEqual(api.submit('device_type: qemu'), 101)
+        self.assertEqual(self.fake.submitted, ['device_type: qemu'])
+
+    def test_wait_and_cancel(self):
+        self.fake.jobs = {1: ({'id': 1, 'state': 'Finished', 'health': 'Complete'}, []),
+                          2: ({'id': 2, 'state': 'Running', 'health': 'Unknown'}, [])}
+        api = lava.Lava(self.fake.url, TOKEN)
+        seen = []
+        done = api.wait([1], 10, poll=0, progress=lambda j, job, t: seen.append(j))
+        self.assertEqual((list(done), seen), ([1], [1]))
+        done = api.wait([1, 2], 0, poll=0)
+        self.assertEqual(done[2]['health'], 'Canceled')
+        self.assertIn('not done after 0 s: cancelled', done[2]['failure_comment'])
+        self.assertEqual(self.fake.cancelled, [2])
+
+    def test_keep_and_reason(self):
+        tests = [case('boot', 'fail', suite=2)]
+        tests[0]['metadata'] = 'error_type: Infrastructure\nerror_msg: no console\n'
+        self.fake.jobs = {5: ({'id': 5, 'state': 'Finished', 'health': 'Incomplete',
+                               'definition': 'job: 5'}, tests)}
+        api = lava.Lava(self.fake.url, TOKEN)
+        with tempfile.TemporaryDirectory() as d:
+            job, got = api.keep(5, d)
+            self.assertEqual(got[0]['suite_name'], 'lava')
+            for f, want in (('definition.yaml', 'job: 5'), ('log.yaml', '- {"msg": "booted"}\n')):
+                with open(os.path.join(d, 'job-5', f)) as fh:
+                    self.assertEqual(fh.read(), want)
+            with open(os.path.join(d, 'job-5', 'results.json')) as fh:
+                self.assertEqual(json.load(fh)[0]['name'], 'boot')
+        self.assertEqual(api.reason(job, got), 'Infrastructure: no console')
+        self.assertEqual(api.reason({'failure_comment': 'a\nb'}, got), 'a b')
+        self.assertEqual(api.reason({}, []), 'no reason given')
+        self.assertEqual(api.log(404), '')
+
+    def test_resolve(self):
+        with tempfile.TemporaryDirectory() as d, mock.patch.object(lava, 'LAB_STATE', d):
+            with self.assertRaises(lava.LavaError) as e:
+                lava.resolve('local')
+            self.assertEqual(e.exception.kind, 'unreachable')
+            for n, text in (('url', self.fake.url), ('token', TOKEN)):
+                with open(os.path.join(d, n), 'w') as f:
+                    f.write(text + '\n')
+            self.assertEqual(lava.resolve('local'), (self.fake.url, TOKEN))
+            self.assertEqual(lava.resolve('local', 'mine'), (self.fake.url, 'mine'))
+        with mock.patch.dict(os.environ, {'LAVA_TOKEN': 'env'}):
+            self.assertEqual(lava.resolve('https://lab.example/x/'),
+                             ('https://lab.example/x/', 'env'))
+        with self.assertRaises(lava.LavaError) as e:
+            lava.resolve('lab.example')
+        self.assertEqual(e.exception.kind, 'usage')
+
+
+class Suite(unittest.TestCase):
+    def test_tap_of_job(self):
+        tests = [dict(case('mmu_stress_test'), suite_name='0_kvm-selftests'),
+                 dict(case('nested', 'skip'), suite_name='0_kvm-selftests'),
+                 dict(case('access', 'fail'), suite_name='0_kvm-selftests'),
+                 dict(case('rate', 'pass', '12.5'), suite_name='0_kvm-selftests'),
+                 dict(case('job', 'pass'), suite_name='lava')]
+        lines, p, f, s = lavasuite.tap_of_job(7, 'x86_64-6.1', 'Complete', '', tests, 3)
+        self.assertEqual(lines, ['ok 4 x86_64-6.1: mmu_stress_test',
+                                 'ok 5 x86_64-6.1: nested # SKIP',
+                                 'not ok 6 x86_64-6.1: access # fail'])
+        self.assertEqual((p, f, s), (1, 1, 1))
+        lines, p, f, s = lavasuite.tap_of_job(7, 'arm64-6.12', 'Incomplete', 'no console',
+                                              tests[:1], 0)
+        self.assertEqual(lines[-1], 'not ok 2 arm64-6.12: job 7 Incomplete # no console')
+        self.assertEqual((p, f, s), (1, 1, 0))
+        lines, p, f, s = lavasuite.tap_of_job(8, 'x', 'Complete', '', [], 0)
+        self.assertEqual((lines, f), (['not ok 1 x: job 8 reported no test case'], 1))
+
+    def test_usage(self):
+        for argv in (['--lava', 'local', '--arch', 'mips'], ['--lava', 'local', '--kernels', 'x'],
+                     ['--lava', 'local', '--steps', 'boot'], ['--arch', 'x86_64'],
+                     ['--lava', 'local', '--artifacts', 'nowhere']):
+            with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as e:
+                lavasuite.main(argv)
+            self.assertEqual(e.exception.code, 2, argv)
+
+    def test_bad_token_exits_2(self):
+        fake = FakeLava()
+        self.addCleanup(fake.close)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as e:
+            lavasuite.main(['--lava', fake.url, '--token', 'wrong'])
+        self.assertEqual(e.exception.code, 2)
+        self.assertIn('did not accept the token', err.getvalue())
+
+
+def perf_tests(runs, base):
+    """A compare job's tests: run cases (a pass each, and its figures as
+    measurements NAME.FIGURE), the warm-up, LAVA's own."""
+    out = [case('warm'), case('warm.time_ns', measurement='1', unit='ns')]
+    for i, n in enumerate(runs):
+        out += [case(n), case(n + '.time_ns', measurement=str(base + i), unit='ns'),
+                case(n + '.stat.vm.exits', measurement='5', unit='count')]
+    return out + [case('job', suite=2)]
+
+
+class Compare(Server):
+    def test_options(self):
+        a = lavacompare.parse(['--lava', 'local', '--options', '', '-d 10', '--', './t', '-x'])
+        self.assertEqual(lavacompare.sides(a), [("options ''", '6.1', None, []),
+                                                ("options '-d 10'", '6.1', None, ['-d', '10'])])
+        self.assertEqual((a.clock, a.smp), ('icount', 1))
+        a = lavacompare.parse(['--lava', 'local', '--kernels', '6.1,6.12', '--smp', '2', '--', 't'])
+        self.assertEqual((a.clock, a.smp), ('tcg', 2))
+        self.assertEqual([s[1] for s in lavacompare.sides(a)], ['6.1', '6.12'])
+        self.assertEqual(lavacompare.schedule(3), ['a', 'b', 'b', 'a', 'a', 'b'])
+        for argv in (['--kernels', '6.1', '--', 't'], ['--options', 'a', 'b'],
+                     ['--options', 'a', 'b', '--', 'T!'], ['--jobs', '1,x', '2'],
+                     ['--options', 'a', 'b', '--mem', '2X', '--', 't'],
+                     ['--options', 'a', 'b', '--level', '100', '--', 't']):
+            with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as e:
+                lavacompare.parse(['--lava', 'local'] + argv)
+            self.assertEqual(e.exception.code, 2, argv)
+
+    def test_run_names(self):
+        tests = [dict(t, suite_name='0_kvm-selftests' if t['suite'] == 1 else 'lava')
+                 for t in perf_tests(['a00', 'a01'], 10)]
+        self.assertEqual(lavacompare.run_names(tests), ['a00', 'a01'])
+
+    def jobs(self, health_b='Complete'):
+        self.fake.jobs = {
+            1: ({'id': 1, 'state': 'Finished', 'health': 'Complete'}, perf_tests(['a00', 'a01'], 100)),
+            2: ({'id': 2, 'state': 'Finished', 'health': 'Complete'}, perf_tests(['a02', 'a03'], 102)),
+            3: ({'id': 3, 'state': 'Finished', 'health': 'Complete'}, perf_tests(['b00', 'b01'], 200)),
+            4: ({'id': 4, 'state': 'Finished', 'health': health_b,
+                 'failure_comment': 'lost the console' if health_b != 'Complete' else ''},
+                perf_tests(['b02', 'b03'], 202))}
+
+    def compare(self, out, *argv):
+        buf, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):
+            rc = lavacompare.main(['--lava', self.fake.url, '--token', TOKEN, '--jobs', '1,2',
+                                   '3,4', '--out', out] + list(argv))
+        return rc, buf.getvalue(), err.getvalue()
+
+    def test_jobs_end_to_end(self):
+        # The stats subprocess writes to the real stdout: run it quietly.
+        self.jobs()
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 'cmp')
+            with mock.patch.object(lavacompare.subprocess, 'call', quiet_call):
+                rc, text, err = self.compare(out)
+            self.assertEqual(rc, 0, err)
+            self.assertIn('A: the runs of the jobs: LAVA job 1, job 2', text)
+            self.assertEqual(sorted(os.listdir(os.path.join(out, 'b'))),
+                             ['3-b00.json', '3-b01.json', '4-b02.json', '4-b03.json'])
+            with open(os.path.join(out, 'compare.json')) as f:
+                res = {r['figure']: r for r in json.load(f)['results']}
+            # 100..103 against 200..203: B is twice as slow.
+            self.assertEqual(res['time_ns']['verdict'], 'worse')
+            self.assertEqual(res['time_ns']['a']['median'], 101.5)
+            self.assertTrue(os.path.isfile(os.path.join(out, 'job-4', 'log.yaml')))
+            self.assertIn('job 4 (B): Complete, 2 runs kept', err)
+            # Nothing given is overwritten: a second run into it is refused.
+            rc, _, err = self.compare(out)
+            self.assertEqual(rc, 2)
+            self.assertIn('is not empty', err)
+
+    def test_a_failed_job_leaves_too_few(self):
+        self.jobs('Incomplete')
+        self.fake.jobs[3] = (self.fake.jobs[3][0], perf_tests(['b00'], 200))
+        self.fake.jobs[4] = (self.fake.jobs[4][0], [case('job', 'fail', suite=2)])
+        with tempfile.TemporaryDirectory() as d:
+            rc, _, err = self.compare(os.path.join(d, 'cmp'))
+        self.assertEqual(rc, 1)
+        self.assertIn('job 4 (B): Incomplete: lost the console', err)
+        self.assertIn('too few runs to compare', err)
+
+
+def quiet_call(cmd, **kw):
+    """subprocess.call with the output into this test's stdout."""
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+    sys.stdout.write(p.stdout)
+    return p.returncode
+
+
+class Lab(unittest.TestCase):
+    def setUp(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        self.state = d.name
+        os.makedirs(os.path.join(self.state, 'logs'))
+        for patcher in (mock.patch.object(lab, 'STATE', self.state),
+                        mock.patch.object(lava.time, 'sleep', lambda s: None)):
+            patcher.start()
+            self.addCleanup(patcher.stop)
+
+    def test_state_files(self):
+        self.assertEqual(lab.read('url', 'none'), 'none')
+        lab.write('url', 'http://127.0.0.1:1/')
+        self.assertEqual(lab.read('url'), 'http://127.0.0.1:1/')
+        lab.write('gunicorn.pid', 'junk')
+        self.assertEqual(lab.service_pid('gunicorn'), 0)
+
+    def test_spawn_status_stop(self):
+        fake = FakeLava()
+        self.addCleanup(fake.close)
+        lab.write('url', fake.url)
+        lab.write('token', TOKEN)
+        self.assertTrue(lab.http_ok(fake.url))
+        lab.spawn('worker', ['sleep', '60'])
+        pid = lab.service_pid('worker')
+        self.assertGreater(pid, 0)
+        lab.spawn('worker', ['sleep', '60'])        # running: not a second one
+        self.assertEqual(lab.service_pid('worker'), pid)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(lab.status(None), 1)       # not every service runs
+        self.assertIn('worker     running (pid %d)' % pid, out.getvalue())
+        self.assertIn('gunicorn   stopped', out.getvalue())
+        self.assertIn('devices    q1 Idle/Good, b1 Idle/Good', out.getvalue())
+        # Reaped as it ends (it is this test's child), so that stop sees it gone.
+        reaper = threading.Thread(target=os.waitpid, args=(pid, 0))
+        reaper.start()
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            lab.stop(None)
+        reaper.join()
+        self.assertIn('stopped: worker', err.getvalue())
+        self.assertFalse(os.path.exists(os.path.join(self.state, 'worker.pid')))
+        self.assertFalse(lab.pid_alive(pid))
+        fake.close()
+        self.assertFalse(lab.http_ok(fake.url))
+
+    def test_usage(self):
+        for argv in (['start', '--port', '70000'], ['start', '--devices', '-1'], ['restart'], []):
+            with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as e:
+                lab.main(argv)
+            self.assertEqual(e.exception.code, 2, argv)
+
+    def test_run(self):
+        self.assertEqual(lab.run(['echo', 'hi']), 'hi\n')
+        self.assertEqual(lab.run(['false'], check=False), '')
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as e:
+            lab.run(['sh', '-c', 'echo one; echo last words; exit 3'])
+        self.assertEqual(e.exception.code, 1)
+        self.assertIn('failed (exit 3): last words', err.getvalue())
+
+
+if __name__ == '__main__':
+    if sys.argv[1:] == ['--tap']:
+        sys.exit(tap(sys.modules[__name__], 'lava'))
+    unittest.main()
