@@ -98,6 +98,14 @@ const char *uffd_unavailable(enum uffd_mode mode, uint32_t backing, bool user_on
 			     char *why, size_t len);
 
 /*
+ * NULL if a userfaultfd can register the mapping [hva, hva + len) for
+ * @mode faults, else the reason (in @why): the probe for memory whose
+ * kind the backing type alone does not tell (a guest_memfd mapping).
+ */
+const char *uffd_range_unavailable(enum uffd_mode mode, void *hva, uint64_t len,
+				   char *why, size_t why_len);
+
+/*
  * Register [hva, hva + len) of @backing memory for @mode, with
  * @nr_readers readers to start later (uffd_start_readers()): set up every
  * uffd before starting any reader, and a failed setup leaves no thread

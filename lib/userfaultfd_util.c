@@ -297,23 +297,66 @@ static void reader_epoll_setup(struct uffd_reader *r)
 		    "epoll_ctl(ADD exit pipe) for reader %d", r->id);
 }
 
-static void uffd_register(struct uffd_desc *u, uint32_t backing_features, bool user_only)
+/*
+ * A uffd with @features whose [hva, hva + len) is registered for @mode
+ * (the register ioctl's answer in @reg): the fd, or -1 with errno set and
+ * @step naming the call that failed.
+ */
+static int __uffd_open_registered(enum uffd_mode mode, uint64_t features, bool user_only,
+				  void *hva, uint64_t len, struct uffdio_register *reg,
+				  const char **step)
 {
-	struct uffdio_api api = { .api = UFFD_API, .features = backing_features };
-	struct uffdio_register reg = {
-		.range = { .start = (uintptr_t)u->base, .len = u->len },
-		.mode = u->mode == UFFD_MODE_MINOR ? UFFDIO_REGISTER_MODE_MINOR :
-						       UFFDIO_REGISTER_MODE_MISSING,
+	struct uffdio_api api = { .api = UFFD_API, .features = features };
+	int fd, err;
+
+	*reg = (struct uffdio_register) {
+		.range = { .start = (uintptr_t)hva, .len = len },
+		.mode = mode == UFFD_MODE_MINOR ? UFFDIO_REGISTER_MODE_MINOR :
+						  UFFDIO_REGISTER_MODE_MISSING,
 	};
+	*step = "userfaultfd()";
+	fd = uffd_open(user_only);
+	if (fd < 0)
+		return -1;
+	*step = "UFFDIO_API";
+	if (!ioctl(fd, UFFDIO_API, &api)) {
+		*step = "UFFDIO_REGISTER";
+		if (!ioctl(fd, UFFDIO_REGISTER, reg))
+			return fd;
+	}
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+const char *uffd_range_unavailable(enum uffd_mode mode, void *hva, uint64_t len,
+				   char *why, size_t why_len)
+{
+	struct uffdio_register reg;
+	const char *step;
+	int fd = __uffd_open_registered(mode, 0, false, hva, len, &reg, &step);
+
+	if (fd >= 0) {
+		close(fd);
+		return NULL;
+	}
+	snprintf(why, why_len, "%s for %s faults on [%p, +0x%lx): %s", step,
+		 uffd_mode_name(mode), hva, (unsigned long)len, strerror(errno));
+	return why;
+}
+
+static void uffd_register(struct uffd_desc *u, uint64_t backing_features, bool user_only)
+{
+	struct uffdio_register reg;
 	uint64_t need = u->mode == UFFD_MODE_MINOR ? 1ULL << _UFFDIO_CONTINUE :
 						       1ULL << _UFFDIO_COPY;
+	const char *step;
 
-	u->uffd = uffd_open(user_only);
-	TEST_ASSERT(u->uffd >= 0, "userfaultfd() failed (availability was checked)");
-	TEST_ASSERT(!ioctl(u->uffd, UFFDIO_API, &api), "UFFDIO_API(features 0x%lx)",
-		    (unsigned long)backing_features);
-	TEST_ASSERT(!ioctl(u->uffd, UFFDIO_REGISTER, &reg),
-		    "UFFDIO_REGISTER(%s) of [%p, +0x%lx)", uffd_mode_name(u->mode),
+	u->uffd = __uffd_open_registered(u->mode, backing_features, user_only, u->base,
+					 u->len, &reg, &step);
+	TEST_ASSERT(u->uffd >= 0, "%s (%s, features 0x%lx) of [%p, +0x%lx) failed",
+		    step, uffd_mode_name(u->mode), (unsigned long)backing_features,
 		    u->base, (unsigned long)u->len);
 	TEST_ASSERT((reg.ioctls & need) == need,
 		    "UFFDIO_REGISTER(%s): ioctls 0x%llx lack 0x%llx",
