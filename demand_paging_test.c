@@ -183,7 +183,7 @@ static bool some_uffd_failed(void *arg)
 	int i;
 
 	for (i = 0; i < s->n; i++)
-		if (READ_ONCE(s->uffds[i]->failed))
+		if (uffd_failed(s->uffds[i]))
 			return true;
 	return false;
 }
