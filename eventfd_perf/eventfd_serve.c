@@ -70,8 +70,7 @@ static enum serve_result serve_ready(struct pool_thread *t, int idx, void *arg)
 		return serve(t, p, v);
 	if (errno != EAGAIN)
 		return thread_fail(t, "read(doorbell eventfd)", errno);
-	s->threads[t->id].empty_wakes++;
-	return SERVE_OK;
+	return SERVE_EMPTY;
 }
 
 /* read: a blocking read of doorbell @idx, served; EFD_STOP in it stops. */
@@ -134,12 +133,10 @@ struct efd_server *efd_server_create(enum efd_wait wait, int nr_pairs, int pool_
 	s->nr_threads = pooled ? pool_threads : nr_pairs;
 	TEST_ASSERT(s->nr_threads > 0, "eventfd server: no threads");
 	s->pairs = aligned_alloc(64, nr_pairs * sizeof(*s->pairs));
-	s->threads = aligned_alloc(64, s->nr_threads * sizeof(*s->threads));
 	s->doorbells = calloc(nr_pairs, sizeof(*s->doorbells));
-	TEST_ASSERT(s->pairs && s->threads && s->doorbells,
+	TEST_ASSERT(s->pairs && s->doorbells,
 		    "Out of memory for %d eventfd pairs", nr_pairs);
 	memset(s->pairs, 0, nr_pairs * sizeof(*s->pairs));
-	memset(s->threads, 0, s->nr_threads * sizeof(*s->threads));
 	for (i = 0; i < nr_pairs; i++) {
 		s->pairs[i].doorbell_fd = efd_open(wait != EFD_WAIT_READ);
 		s->pairs[i].irq_fd = efd_open(false);
@@ -184,14 +181,7 @@ void efd_server_stop(struct efd_server *s)
 
 uint64_t efd_server_wakes(const struct efd_server *s, bool empty)
 {
-	uint64_t sum = 0;
-	int i;
-
-	if (!empty)
-		return server_pool_wakes(s->pool);
-	for (i = 0; i < s->nr_threads; i++)
-		sum += s->threads[i].empty_wakes;
-	return sum;
+	return server_pool_wakes(s->pool, empty);
 }
 
 void efd_server_free(struct efd_server *s)
@@ -206,7 +196,6 @@ void efd_server_free(struct efd_server *s)
 		close(s->pairs[i].irq_fd);
 	}
 	free(s->doorbells);
-	free(s->threads);
 	free(s->pairs);
 	free(s);
 }

@@ -61,11 +61,6 @@ struct efd_pair {
 	uint64_t *served_mirror;
 } __aligned(64);
 
-/* What a server thread counts beyond its wakes (server_pool's). */
-struct efd_server_thread {
-	uint64_t empty_wakes;	/* woken, but another thread took the signal */
-} __aligned(64);
-
 struct server_pool;
 
 struct efd_server {
@@ -74,7 +69,6 @@ struct efd_server {
 	struct efd_pair *pairs;
 	int *doorbells;		/* the pairs' doorbell fds, for the pool */
 	int nr_threads;
-	struct efd_server_thread *threads;
 	struct server_pool *pool;	/* the server threads (server_pool.h) */
 };
 

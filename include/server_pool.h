@@ -33,7 +33,12 @@ enum pool_wait {
 	POOL_WAIT_NONE,
 };
 
-enum serve_result { SERVE_OK, SERVE_STOP, SERVE_FAIL };
+enum serve_result {
+	SERVE_OK,
+	SERVE_EMPTY,	/* nothing to read: another thread took it (counted) */
+	SERVE_STOP,
+	SERVE_FAIL,
+};
 
 struct server_pool;
 
@@ -44,6 +49,7 @@ struct pool_thread {
 	bool started;		/* the thread exists: the stop joins it */
 	int epoll_fd;		/* POOL_WAIT_EPOLL only */
 	uint64_t wakes;		/* returns from the wait (none: serve calls) */
+	uint64_t empty_wakes;	/* serve calls that found nothing (SERVE_EMPTY) */
 	bool failed;
 	char err[160];		/* the first failure */
 };
@@ -87,7 +93,8 @@ void server_pool_stop(struct server_pool *pool);
 /* The first failed thread, or NULL. */
 const struct pool_thread *server_pool_failure(const struct server_pool *pool);
 void server_pool_free(struct server_pool *pool);
-uint64_t server_pool_wakes(const struct server_pool *pool);
+/* Sums over the threads: wakes, or with @empty the empty ones. */
+uint64_t server_pool_wakes(const struct server_pool *pool, bool empty);
 
 /* Record @t's failure (the first one counts): returns SERVE_FAIL. */
 __printf(2, 3) enum serve_result server_pool_fail(struct pool_thread *t, const char *fmt, ...);

@@ -36,6 +36,17 @@ static int thread_fds(const struct pool_thread *t, int *first)
 	return t->pool->own_fd ? 1 : t->pool->nr_fds;
 }
 
+/* Serve fds[@idx]; an empty read is counted and is no reason to stop. */
+static enum serve_result serve(struct pool_thread *t, int idx)
+{
+	enum serve_result ret = t->pool->serve(t, idx, t->pool->arg);
+
+	if (ret != SERVE_EMPTY)
+		return ret;
+	t->empty_wakes++;
+	return SERVE_OK;
+}
+
 static enum serve_result wait_epoll(struct pool_thread *t)
 {
 	struct epoll_event ev[EPOLL_BATCH];
@@ -55,7 +66,7 @@ static enum serve_result wait_epoll(struct pool_thread *t)
 		if (ev[i].events & (EPOLLERR | EPOLLHUP))
 			return server_pool_fail(t, "epoll: fd %d error/hangup",
 						t->pool->fds[ev[i].data.u32]);
-		ret = t->pool->serve(t, ev[i].data.u32, t->pool->arg);
+		ret = serve(t, ev[i].data.u32);
 		if (ret != SERVE_OK)
 			return ret;
 	}
@@ -81,7 +92,7 @@ static enum serve_result wait_poll(struct pool_thread *t, struct pollfd *fds, in
 			continue;
 		if (fds[i].revents & (POLLERR | POLLHUP | POLLNVAL))
 			return server_pool_fail(t, "poll: fd %d error/hangup", fds[i].fd);
-		ret = t->pool->serve(t, first + i, t->pool->arg);
+		ret = serve(t, first + i);
 		if (ret != SERVE_OK)
 			return ret;
 	}
@@ -124,7 +135,7 @@ static void *pool_thread_main(void *arg)
 	case POOL_WAIT_NONE:
 		do {
 			t->wakes++;
-		} while (p->serve(t, t->id, p->arg) == SERVE_OK);
+		} while (serve(t, t->id) == SERVE_OK);
 		break;
 	}
 	return NULL;
@@ -228,13 +239,13 @@ const struct pool_thread *server_pool_failure(const struct server_pool *p)
 	return NULL;
 }
 
-uint64_t server_pool_wakes(const struct server_pool *p)
+uint64_t server_pool_wakes(const struct server_pool *p, bool empty)
 {
 	uint64_t sum = 0;
 	int i;
 
 	for (i = 0; i < p->nr_threads; i++)
-		sum += p->threads[i].wakes;
+		sum += empty ? p->threads[i].empty_wakes : p->threads[i].wakes;
 	return sum;
 }
 

@@ -189,10 +189,8 @@ static enum serve_result reader_serve_one(struct pool_thread *t, int idx, void *
 
 	(void)idx;
 	n = read(u->uffd, &msg, sizeof(msg));
-	if (n < 0 && errno == EAGAIN) {
-		st->empty_wakes++;
-		return SERVE_OK;
-	}
+	if (n < 0 && errno == EAGAIN)
+		return SERVE_EMPTY;
 	if (n != sizeof(msg))
 		return reader_fail(t, "read(uffd)", 0, n < 0 ? errno : EIO);
 	if (msg.event != UFFD_EVENT_PAGEFAULT)
@@ -364,7 +362,7 @@ void uffd_desc_stats(const struct uffd_desc *u, struct uffd_reader_stats *sum)
 		s = &u->stats[i];
 		sum->served += s->served;
 		sum->raced += s->raced;
-		sum->empty_wakes += s->empty_wakes;
+		sum->empty_wakes += u->pool->threads[i].empty_wakes;
 		latency_hist_merge(&sum->latency, &s->latency);
 	}
 }
