@@ -59,22 +59,12 @@ static enum serve_result serve(struct pool_thread *t, struct efd_pair *p, uint64
 	return SERVE_OK;
 }
 
-/* epoll, pool, pool-poll: a non-blocking read of doorbell @idx, served. */
-static enum serve_result serve_ready(struct pool_thread *t, int idx, void *arg)
-{
-	struct efd_server *s = arg;
-	struct efd_pair *p = &s->pairs[idx];
-	uint64_t v;
-
-	if (read(p->doorbell_fd, &v, sizeof(v)) == sizeof(v))
-		return serve(t, p, v);
-	if (errno != EAGAIN)
-		return thread_fail(t, "read(doorbell eventfd)", errno);
-	return SERVE_EMPTY;
-}
-
-/* read: a blocking read of doorbell @idx, served; EFD_STOP in it stops. */
-static enum serve_result serve_read(struct pool_thread *t, int idx, void *arg)
+/*
+ * Read doorbell @idx and serve it: blocking in read mode, where the stop
+ * comes as EFD_STOP added to the count; non-blocking in the others, where
+ * another thread may have taken the signal.
+ */
+static enum serve_result serve_doorbell(struct pool_thread *t, int idx, void *arg)
 {
 	struct efd_server *s = arg;
 	struct efd_pair *p = &s->pairs[idx];
@@ -82,6 +72,8 @@ static enum serve_result serve_read(struct pool_thread *t, int idx, void *arg)
 	uint64_t v;
 
 	if (read(p->doorbell_fd, &v, sizeof(v)) != sizeof(v)) {
+		if (errno == EAGAIN)
+			return SERVE_EMPTY;
 		if (errno == EINTR)
 			return SERVE_OK;
 		return thread_fail(t, "read(doorbell eventfd)", errno);
@@ -143,7 +135,7 @@ struct efd_server *efd_server_create(enum efd_wait wait, int nr_pairs, int pool_
 		s->doorbells[i] = s->pairs[i].doorbell_fd;
 	}
 	s->pool = server_pool_create(pool_waits[wait], s->doorbells, nr_pairs, s->nr_threads,
-				     !pooled, wait == EFD_WAIT_READ ? serve_read : serve_ready,
+				     !pooled, serve_doorbell,
 				     wait == EFD_WAIT_READ ? kick_readers : NULL, s);
 	return s;
 }
