@@ -15,11 +15,8 @@
  * with separate memory per vCPU and base-page backing the readers must
  * have served exactly one fault per page.
  */
-#include <fcntl.h>
 #include <getopt.h>
-#include <linux/userfaultfd.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 
 #include "perf_report.h"
 #include "perf_test_util.h"
@@ -101,34 +98,17 @@ static void parse_args(int argc, char *argv[], struct dp_params *p)
  * Whether userfaultfd can register a mapping of a shared guest_memfd in
  * @mode on this kernel: tried on one page of a bare VM's guest_memfd.
  */
-static const char *guest_memfd_uffd_unavailable(enum uffd_mode mode)
+static const char *guest_memfd_uffd_unavailable(enum uffd_mode mode, char *why, size_t len)
 {
-	static char why[200];
 	size_t size = getpagesize();
 	struct kvm_vm *vm = vm_create_barebones();
 	int gmem = vm_create_guest_memfd(vm, size, GUEST_MEMFD_FLAG_MMAP |
 					 GUEST_MEMFD_FLAG_INIT_SHARED);
 	void *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, gmem, 0);
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = {
-		.range = { .start = (uintptr_t)mem, .len = size },
-		.mode = mode == UFFD_MODE_MINOR ? UFFDIO_REGISTER_MODE_MINOR :
-						  UFFDIO_REGISTER_MODE_MISSING,
-	};
-	const char *ret = NULL;
-	int uffd;
+	const char *ret;
 
 	TEST_ASSERT(mem != MAP_FAILED, "mmap(guest_memfd) failed");
-	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	TEST_ASSERT(uffd >= 0, "userfaultfd() failed (it worked for uffd_unavailable())");
-	TEST_ASSERT(!ioctl(uffd, UFFDIO_API, &api), "UFFDIO_API failed");
-	if (ioctl(uffd, UFFDIO_REGISTER, &reg)) {
-		snprintf(why, sizeof(why),
-			 "userfaultfd cannot register a guest_memfd mapping on this kernel (UFFDIO_REGISTER %s: %s)",
-			 uffd_mode_name(mode), strerror(errno));
-		ret = why;
-	}
-	close(uffd);
+	ret = uffd_range_unavailable(mode, mem, size, why, len);
 	munmap(mem, size);
 	close(gmem);
 	kvm_vm_free(vm);
@@ -139,7 +119,6 @@ static const char *guest_memfd_uffd_unavailable(enum uffd_mode mode)
 static void check_params(struct dp_params *p)
 {
 	char why[200];
-	const char *gmem_why;
 
 	if (p->uffd_mode == UFFD_MODE_MINOR && !backing_src_is_shared(p->o.backing))
 		test_usage_error("MINOR faults need shared memory: -s shmem or -s shared_hugetlb, not %s",
@@ -154,9 +133,9 @@ static void check_params(struct dp_params *p)
 	if (uffd_unavailable(p->uffd_mode, p->o.backing, p->host_only, why, sizeof(why)))
 		test_skip("%s", why);
 	if (p->uffd_mode != UFFD_MODE_NONE && backing_src_is_guest_memfd(p->o.backing)) {
-		gmem_why = guest_memfd_uffd_unavailable(p->uffd_mode);
-		if (gmem_why)
-			test_skip("%s", gmem_why);
+		if (guest_memfd_uffd_unavailable(p->uffd_mode, why, sizeof(why)))
+			test_skip("userfaultfd cannot serve a guest_memfd mapping on this kernel: %s",
+				  why);
 	}
 }
 
@@ -204,7 +183,7 @@ static bool some_uffd_failed(void *arg)
 	int i;
 
 	for (i = 0; i < s->n; i++)
-		if (READ_ONCE(s->uffds[i]->failed))
+		if (uffd_failed(s->uffds[i]))
 			return true;
 	return false;
 }

@@ -211,49 +211,23 @@ static int run_pass(uint64_t pass, uint64_t *ns)
 	return 0;
 }
 
-/* Phase @name (--profile's samples by phase), then the dirty passes again. */
-static int timed(int (*fn)(struct perf_test_dirty *d), const char *name, uint64_t *ns)
-{
-	struct timespec start;
-	int ret;
-
-	perf_report_phase(name);
-	start = timespec_now();
-	ret = fn(&dirty);
-	*ns = timespec_to_ns(timespec_elapsed(start));
-	perf_report_phase("dirty");
-	return ret;
-}
-
 /* Iteration @i: pass @i + 1 (pass 1 populated), read, re-arm, check. */
 static int run_iteration(int i, struct dl_times *t)
 {
-	uint64_t dirty_ns, get_ns, clear_ns = 0;
+	struct perf_test_dirty_times dt;
 	struct perf_test_dirty_count c;
+	uint64_t dirty_ns;
 
-	if (run_pass(i + 1, &dirty_ns) || timed(__perf_test_dirty_get, "get", &get_ns))
+	if (run_pass(i + 1, &dirty_ns))
 		return -1;
-	if (perf_test_dirty_needs_clear(&dirty) &&
-	    timed(__perf_test_dirty_clear, "clear", &clear_ns))
-		return -1;
-	if (__perf_test_dirty_check(&dirty, &c))
+	if (__perf_test_dirty_harvest(&dirty, &dt, &c))
 		return perf_test_fail_more(" (iteration %d)", i);
-	print_iteration(i, dirty_ns, get_ns, clear_ns, &c);
+	print_iteration(i, dirty_ns, dt.get_ns, dt.clear_ns, &c);
 	t->dirty += dirty_ns;
-	t->get += get_ns;
-	t->clear += clear_ns;
+	t->get += dt.get_ns;
+	t->clear += dt.clear_ns;
 	t->reported += c.reported;
 	return 0;
-}
-
-static int enable_logging(struct perf_test_dirty *d)
-{
-	return __perf_test_dirty_enable(d, true);
-}
-
-static int disable_logging(struct perf_test_dirty *d)
-{
-	return __perf_test_dirty_enable(d, false);
 }
 
 /* With -e the vCPUs walk their memory while logging is disabled. */
@@ -263,10 +237,10 @@ static int disable_phase(const struct dl_params *p, struct dl_times *t)
 	int ret;
 
 	if (!p->run_while_disabling)
-		return timed(disable_logging, "disable", &t->disable);
+		return __perf_test_dirty_enable_timed(&dirty, false, &t->disable);
 	WRITE_ONCE(keep_running, true);
 	perf_test_next_pass();
-	ret = timed(disable_logging, "disable", &t->disable);
+	ret = __perf_test_dirty_enable_timed(&dirty, false, &t->disable);
 	WRITE_ONCE(keep_running, false);
 	if (!ret && !perf_test_wait_pass(pass, NULL, NULL))
 		return perf_test_fail("pass %lu did not complete", (unsigned long)pass);
@@ -282,7 +256,7 @@ static int run_phases(const struct dl_params *p, struct dl_times *t, struct time
 		return perf_test_fail("populating memory (pass 1) did not complete");
 	t->populate = timespec_to_ns(timespec_elapsed(start));
 	print_time("Populate memory time", t->populate);
-	if (timed(enable_logging, "enable", &t->enable))
+	if (__perf_test_dirty_enable_timed(&dirty, true, &t->enable))
 		return -1;
 	print_time("Enabling dirty logging time", t->enable);
 	for (i = 1; i <= p->iterations; i++)
@@ -367,6 +341,7 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	perf_test_set_write_percent(p->write_percent);
 	perf_test_set_random_access(p->random_access, p->seed);
 	perf_test_dirty_init(&dirty, vm, p->o.dirty_ring_bytes, p->manual);
+	dirty.phase = "dirty";
 	describe(p, vm);
 
 	perf_report_stats_begin(vm);

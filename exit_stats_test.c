@@ -70,7 +70,6 @@ int main(int argc, char *argv[])
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
 	struct params p;
-	struct ucall uc;
 
 	parse_args(argc, argv, &p);
 	kvm_require_dev();
@@ -84,15 +83,8 @@ int main(int argc, char *argv[])
 	ksft_set_plan(1);
 
 	perf_report_stats_begin(vm);
-	for (i = 0; i < nr; i++) {
-		vcpu_run(vcpu);
-		if (get_ucall(vcpu, &uc) == UCALL_ABORT)
-			REPORT_GUEST_ASSERT(uc);
-		TEST_ASSERT(uc.cmd == UCALL_SYNC && uc.args[1] == i,
-			    "Expected GUEST_SYNC(%lu), got ucall %lu (exit %s)",
-			    (unsigned long)i, (unsigned long)uc.cmd,
-			    exit_reason_str(vcpu->run->exit_reason));
-	}
+	for (i = 0; i < nr; i++)
+		TEST_ASSERT_EQ(vcpu_run_expect_sync(vcpu), i);
 	vcpu_run_expect_done(vcpu);
 	perf_report_stats_end(vm);
 	after = vcpu_get_stat(vcpu, "exits");

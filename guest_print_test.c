@@ -50,8 +50,7 @@ static unsigned int run_guest(uint64_t a, uint64_t b, bool check_prints)
 
 	vcpu_args_set(vcpu, 2, a, b);
 	for (;;) {
-		vcpu_run(vcpu);
-		switch (get_ucall(vcpu, &uc)) {
+		switch (vcpu_run_ucall(vcpu, &uc)) {
 		case UCALL_PRINTF:
 			TEST_ASSERT(i < ARRAY_SIZE(cases), "Too many prints");
 			snprintf(expect, sizeof(expect), cases[i].fmt, cases[i].arg);
@@ -64,8 +63,6 @@ static unsigned int run_guest(uint64_t a, uint64_t b, bool check_prints)
 		case UCALL_SYNC:
 			line = uc.args[1];
 			break;
-		case UCALL_ABORT:
-			REPORT_GUEST_ASSERT(uc);
 		case UCALL_DONE:
 			TEST_ASSERT_EQ(i, ARRAY_SIZE(cases));
 			kvm_vm_free(vm);

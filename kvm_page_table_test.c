@@ -169,33 +169,23 @@ static int run_pass(uint64_t pass, struct timespec start, uint64_t *ns)
 	return 0;
 }
 
-static int timed_enable(bool on, uint64_t *ns)
-{
-	struct timespec start = timespec_now();
-	int ret = __perf_test_dirty_enable(&dirty, on);
-
-	*ns = timespec_to_ns(timespec_elapsed(start));
-	return ret;
-}
-
 /* The three passes, stats read between them; errors recorded (threads run). */
 static int run_phases(struct kvm_vm *vm, struct pt_run *r, struct timespec start)
 {
+	struct perf_test_dirty_times dt;
+
 	if (run_pass(PT_CREATE, start, &r->ns[PT_CREATE]))
 		return -1;
 	read_stats(vm, &r->s[PT_CREATE]);
 	probe_live_stats(r);
-	if (timed_enable(true, &r->enable_ns) ||
+	if (__perf_test_dirty_enable_timed(&dirty, true, &r->enable_ns) ||
 	    run_pass(PT_UPDATE, timespec_now(), &r->ns[PT_UPDATE]))
 		return -1;
 	read_stats(vm, &r->s[PT_UPDATE]);
-	start = timespec_now();
-	if (__perf_test_dirty_get(&dirty))
+	if (__perf_test_dirty_harvest(&dirty, &dt, &r->dirty))
 		return -1;
-	r->get_ns = timespec_to_ns(timespec_elapsed(start));
-	if (__perf_test_dirty_check(&dirty, &r->dirty))
-		return -1;
-	if (timed_enable(false, &r->disable_ns) ||
+	r->get_ns = dt.get_ns;
+	if (__perf_test_dirty_enable_timed(&dirty, false, &r->disable_ns) ||
 	    run_pass(PT_REBUILD, timespec_now(), &r->ns[PT_REBUILD]))
 		return -1;
 	read_stats(vm, &r->s[PT_REBUILD]);

@@ -89,20 +89,18 @@ static void test_misaligned(struct ctx *c)
 
 static void test_flags(struct ctx *c)
 {
-	struct kvm_dirty_log log = { .slot = 0 };
 	uint64_t bitmap[4] = { 0 };
 
-	log.dirty_bitmap = bitmap;
 	EXPECT_ERRNO("unknown flag", set_region(c, 0, 1u << 7, BASE_GPA, c->size, c->mem),
 		     EINVAL);
 	EXPECT_ERRNO("KVM_GET_DIRTY_LOG without logging",
-		     __vm_ioctl(c->vm, KVM_GET_DIRTY_LOG, &log), ENOENT);
+		     __kvm_vm_get_dirty_log(c->vm, 0, bitmap), ENOENT);
 	EXPECT_OK("enable dirty logging", set_region(c, 0, KVM_MEM_LOG_DIRTY_PAGES,
 						     BASE_GPA, c->size, c->mem));
-	vm_ioctl(c->vm, KVM_GET_DIRTY_LOG, &log);
+	EXPECT_OK("KVM_GET_DIRTY_LOG with logging", __kvm_vm_get_dirty_log(c->vm, 0, bitmap));
 	EXPECT_OK("disable dirty logging", set_region(c, 0, 0, BASE_GPA, c->size, c->mem));
 	EXPECT_ERRNO("KVM_GET_DIRTY_LOG after disabling",
-		     __vm_ioctl(c->vm, KVM_GET_DIRTY_LOG, &log), ENOENT);
+		     __kvm_vm_get_dirty_log(c->vm, 0, bitmap), ENOENT);
 }
 
 static void test_slot_ids(struct ctx *c)

@@ -96,19 +96,13 @@ static void test_handled(void)
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		vm_install_sync_handler(vm, VECTOR_SYNC_CURRENT, cases[i].ec, record_and_skip);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		vcpu_run(vcpu);
-		if (get_ucall(vcpu, &uc) == UCALL_ABORT)
-			REPORT_GUEST_ASSERT(uc);
-		TEST_ASSERT(uc.cmd == UCALL_SYNC && uc.args[1] == i,
-			    "Expected SYNC of case %u, got ucall %lu (exit %s)", i,
-			    (unsigned long)uc.cmd, exit_reason_str(vcpu->run->exit_reason));
+		vcpu_run_expect(vcpu, UCALL_SYNC, &uc);
+		TEST_ASSERT_EQ(uc.args[1], (uint64_t)i);
 		check_case(&cases[i], &uc, i + 1);
 		ksft_test_result_pass("%s: handler saw EC 0x%x (%s) and skipped it\n",
 				      cases[i].name, cases[i].ec, esr_ec_name(cases[i].ec));
 	}
-	vcpu_run(vcpu);
-	TEST_ASSERT(get_ucall(vcpu, &uc) == UCALL_DONE, "Expected DONE, got %lu",
-		    (unsigned long)uc.cmd);
+	vcpu_run_expect_done(vcpu);
 	kvm_vm_free(vm);
 }
 

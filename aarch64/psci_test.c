@@ -39,16 +39,8 @@ static __guest_code void primary_main(uint64_t target)
 /* Run @vcpu to its next ucall, which must be a SYNC; returns args[1]. */
 static uint64_t run_to_sync(struct kvm_vcpu *vcpu, struct ucall *uc)
 {
-	vcpu_run(vcpu);
-	switch (get_ucall(vcpu, uc)) {
-	case UCALL_SYNC:
-		return uc->args[1];
-	case UCALL_ABORT:
-		REPORT_GUEST_ASSERT(*uc);
-	default:
-		TEST_FAIL("vCPU %u: expected a SYNC, got ucall %lu (exit %s)", vcpu->id,
-			  (unsigned long)uc->cmd, exit_reason_str(vcpu->run->exit_reason));
-	}
+	vcpu_run_expect(vcpu, UCALL_SYNC, uc);
+	return uc->args[1];
 }
 
 static void check_version(struct kvm_vcpu *vcpu, struct ucall *uc)
@@ -69,9 +61,7 @@ static void check_shutdown(struct kvm_vcpu *vcpu)
 	struct kvm_run *run = vcpu->run;
 	struct ucall uc;
 
-	vcpu_run(vcpu);
-	if (get_ucall(vcpu, &uc) == UCALL_ABORT)
-		REPORT_GUEST_ASSERT(uc);
+	vcpu_run_ucall(vcpu, &uc);
 	TEST_ASSERT_KVM_EXIT_REASON(vcpu, KVM_EXIT_SYSTEM_EVENT);
 	TEST_ASSERT(run->system_event.type == KVM_SYSTEM_EVENT_SHUTDOWN,
 		    "System event type %u, expected SHUTDOWN (%u)", run->system_event.type,

@@ -27,6 +27,17 @@ struct perf_test_dirty {
 	uint64_t ring_full_exits;	/* handled KVM_EXIT_DIRTY_RING_FULL */
 	uint64_t harvested;		/* ring entries harvested */
 	uint64_t stray;			/* ring entries outside test memory */
+	/*
+	 * The profile phase (perf_report_phase()) the vCPU passes run in;
+	 * if set, the timed steps below are phases of their own ("enable",
+	 * "disable", "get", "clear") and the passes resume in this one.
+	 */
+	const char *phase;
+};
+
+struct perf_test_dirty_times {
+	uint64_t get_ns;		/* reading the log */
+	uint64_t clear_ns;		/* re-arming it; 0 if not needed */
 };
 
 struct perf_test_dirty_count {
@@ -58,6 +69,15 @@ bool perf_test_dirty_needs_clear(const struct perf_test_dirty *d);
  * negative if a written page was not reported or an unwritten one was.
  */
 int __perf_test_dirty_check(struct perf_test_dirty *d, struct perf_test_dirty_count *c);
+/* __perf_test_dirty_enable(), timed. */
+int __perf_test_dirty_enable_timed(struct perf_test_dirty *d, bool on, uint64_t *ns);
+/*
+ * After a pass: read the log and re-arm it where needed, each timed (in
+ * @t), then check it against the pass (in @c): the three steps a dirty
+ * logging test repeats, with their failures as above.
+ */
+int __perf_test_dirty_harvest(struct perf_test_dirty *d, struct perf_test_dirty_times *t,
+			      struct perf_test_dirty_count *c);
 /* A vCPU thread's KVM_EXIT_DIRTY_RING_FULL: harvest its ring, reset. */
 int __perf_test_dirty_ring_full(struct perf_test_dirty *d, uint32_t vcpu_idx);
 

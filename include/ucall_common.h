@@ -113,11 +113,16 @@ __noreturn void report_guest_assert(struct ucall *uc);
 #define REPORT_GUEST_ASSERT(uc)		report_guest_assert(&(uc))
 
 /*
- * Run @vcpu once and expect GUEST_DONE(): a GUEST_ASSERT failure is
- * reported as such, any other exit fails the test.
+ * Run @vcpu once: the ucall it made (copied to @uc), or UCALL_NONE for an
+ * exit that is not a ucall.  A failed GUEST_ASSERT is reported here with
+ * the guest's file:line and message.
  */
+uint64_t vcpu_run_ucall(struct kvm_vcpu *vcpu, struct ucall *uc);
+/* Run @vcpu once and expect ucall @cmd (in @uc); any other exit fails. */
+void vcpu_run_expect(struct kvm_vcpu *vcpu, uint64_t cmd, struct ucall *uc);
+/* The same for GUEST_DONE(). */
 void vcpu_run_expect_done(struct kvm_vcpu *vcpu);
-/* The same for GUEST_SYNC(): its argument. */
+/* The same for GUEST_SYNC(): its stage (the first argument). */
 uint64_t vcpu_run_expect_sync(struct kvm_vcpu *vcpu);
 
 #endif /* SELFTEST_KVM_UCALL_COMMON_H */

@@ -8,9 +8,10 @@
  * shared hugetlb whose page cache the caller filled through another
  * mapping (the alias); each fault maps that page with UFFDIO_CONTINUE.
  *
- * Each uffd has R reader threads.  A reader waits for the uffd and for an
- * exit pipe, in epoll with EPOLLEXCLUSIVE (one reader woken per fault) or
- * in poll() (every reader woken: the thundering herd).  A fault another
+ * Each uffd has R reader threads, a server_pool: a reader waits for the
+ * uffd and for the pool's exit pipe, in epoll with EPOLLEXCLUSIVE (one
+ * reader woken per fault) or in poll() (every reader woken: the
+ * thundering herd).  A fault another
  * reader has already served (EEXIST, EAGAIN) is counted, not an error.  A
  * reader that fails records why and stops; uffd_stop_demand_paging()
  * joins every reader and then fails the test with that reader's context.
@@ -18,7 +19,6 @@
 #ifndef SELFTEST_KVM_USERFAULTFD_UTIL_H
 #define SELFTEST_KVM_USERFAULTFD_UTIL_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -55,21 +55,7 @@ struct uffd_reader_stats {
 	struct latency_hist latency;	/* wake-up to ioctl done, ns */
 };
 
-struct uffd_desc;
-
-struct uffd_reader {
-	struct uffd_desc *uffd;
-	int id;
-	pthread_t thread;
-	bool started;		/* thread exists: the stop joins it */
-	int epoll_fd;		/* UFFD_WAKE_EPOLL only */
-	struct uffd_reader_stats stats;
-	/* The first failure, reported by uffd_stop_demand_paging(). */
-	bool failed;
-	int err;
-	uint64_t fail_addr;
-	char fail_what[64];
-};
+struct server_pool;
 
 struct uffd_desc {
 	int uffd;
@@ -80,11 +66,9 @@ struct uffd_desc {
 	uint64_t len;
 	unsigned int delay_us;	/* sleep before serving each fault */
 	void *copy_src;		/* MISSING: one page of contents */
-	int pipe_fds[2];	/* written once to stop the readers */
-	bool failed;		/* some reader gave up (READ_ONCE) */
 	int nr_readers;
-	int nr_ready;		/* readers that reached their wait loop */
-	struct uffd_reader *readers;
+	struct uffd_reader_stats *stats;	/* per reader */
+	struct server_pool *pool;	/* the readers (server_pool.h) */
 };
 
 /*
@@ -98,6 +82,14 @@ const char *uffd_unavailable(enum uffd_mode mode, uint32_t backing, bool user_on
 			     char *why, size_t len);
 
 /*
+ * NULL if a userfaultfd can register the mapping [hva, hva + len) for
+ * @mode faults, else the reason (in @why): the probe for memory whose
+ * kind the backing type alone does not tell (a guest_memfd mapping).
+ */
+const char *uffd_range_unavailable(enum uffd_mode mode, void *hva, uint64_t len,
+				   char *why, size_t why_len);
+
+/*
  * Register [hva, hva + len) of @backing memory for @mode, with
  * @nr_readers readers to start later (uffd_start_readers()): set up every
  * uffd before starting any reader, and a failed setup leaves no thread
@@ -109,6 +101,8 @@ struct uffd_desc *uffd_create(enum uffd_mode mode, enum uffd_wake wake,
 			      uint32_t backing, int nr_readers, bool user_only);
 /* Start the readers; returns once every one of them is running. */
 void uffd_start_readers(struct uffd_desc *uffd);
+/* Whether a reader has failed (any thread may ask, at any time). */
+bool uffd_failed(const struct uffd_desc *uffd);
 /*
  * Stop and join every reader, unregister the range, wake the faults
  * still waiting and close the uffd: those faults then resolve as if the

@@ -8,6 +8,7 @@
  * threads (ring full) while others do the same: bits are set atomically.
  */
 #include "bitmap.h"
+#include "perf_report.h"
 #include "perf_test_dirty.h"
 
 /* An ioctl of the VM failed while the vCPU threads run: record it. */
@@ -230,4 +231,48 @@ int __perf_test_dirty_check(struct perf_test_dirty *d, struct perf_test_dirty_co
 			      (unsigned long)c->reported, (unsigned long)c->expected,
 			      (unsigned long)c->missing, (unsigned long)c->extra,
 			      (unsigned long)(perf_test_args.gpa + first_bad * page));
+}
+
+/* @fn on @d, its time in @ns; with d->phase, under the profile phase @name. */
+static int timed(struct perf_test_dirty *d, int (*fn)(struct perf_test_dirty *d),
+		 const char *name, uint64_t *ns)
+{
+	struct timespec start;
+	int ret;
+
+	if (d->phase)
+		perf_report_phase(name);
+	start = timespec_now();
+	ret = fn(d);
+	*ns = timespec_to_ns(timespec_elapsed(start));
+	if (d->phase)
+		perf_report_phase(d->phase);
+	return ret;
+}
+
+static int enable(struct perf_test_dirty *d)
+{
+	return __perf_test_dirty_enable(d, true);
+}
+
+static int disable(struct perf_test_dirty *d)
+{
+	return __perf_test_dirty_enable(d, false);
+}
+
+int __perf_test_dirty_enable_timed(struct perf_test_dirty *d, bool on, uint64_t *ns)
+{
+	return timed(d, on ? enable : disable, on ? "enable" : "disable", ns);
+}
+
+int __perf_test_dirty_harvest(struct perf_test_dirty *d, struct perf_test_dirty_times *t,
+			      struct perf_test_dirty_count *c)
+{
+	t->clear_ns = 0;
+	if (timed(d, __perf_test_dirty_get, "get", &t->get_ns))
+		return -1;
+	if (perf_test_dirty_needs_clear(d) &&
+	    timed(d, __perf_test_dirty_clear, "clear", &t->clear_ns))
+		return -1;
+	return __perf_test_dirty_check(d, c);
 }

@@ -56,14 +56,18 @@ void report_guest_assert(struct ucall *uc)
 			 (const char *)uc->args[GUEST_ERROR_EXPR], "%s", uc->buffer);
 }
 
-/* Run @vcpu once: its ucall must be @cmd (a guest assert is reported). */
-static void vcpu_run_expect(struct kvm_vcpu *vcpu, uint64_t cmd, struct ucall *uc)
+uint64_t vcpu_run_ucall(struct kvm_vcpu *vcpu, struct ucall *uc)
 {
 	vcpu_run(vcpu);
-	if (get_ucall(vcpu, uc) == cmd)
-		return;
-	if (uc->cmd == UCALL_ABORT)
+	if (get_ucall(vcpu, uc) == UCALL_ABORT)
 		REPORT_GUEST_ASSERT(*uc);
+	return uc->cmd;
+}
+
+void vcpu_run_expect(struct kvm_vcpu *vcpu, uint64_t cmd, struct ucall *uc)
+{
+	if (vcpu_run_ucall(vcpu, uc) == cmd)
+		return;
 	TEST_FAIL("vCPU %u: exit %u (%s), ucall %lu, expected ucall %lu", vcpu->id,
 		  vcpu->run->exit_reason, exit_reason_str(vcpu->run->exit_reason),
 		  (unsigned long)uc->cmd, (unsigned long)cmd);

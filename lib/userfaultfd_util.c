@@ -5,21 +5,17 @@
  */
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
-#include <poll.h>
-#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #include "fault_inject.h"
+#include "server_pool.h"
 #include "userfaultfd_util.h"
 #include "test_util.h"
 
 #ifndef UFFD_USER_MODE_ONLY
 #define UFFD_USER_MODE_ONLY	1
 #endif
-
-#define EPOLL_KEY_UFFD		0
-#define EPOLL_KEY_EXIT		1
 
 static const char * const uffd_mode_names[NUM_UFFD_MODES] = {
 	[UFFD_MODE_NONE] = "NONE",
@@ -140,20 +136,18 @@ const char *uffd_unavailable(enum uffd_mode mode, uint32_t backing, bool user_on
 	return ret;
 }
 
-static bool reader_fail(struct uffd_reader *r, const char *what, uint64_t addr, int err)
+static enum serve_result reader_fail(struct pool_thread *t, const char *what, uint64_t addr,
+				     int err)
 {
-	r->failed = true;
-	r->err = err;
-	r->fail_addr = addr;
-	snprintf(r->fail_what, sizeof(r->fail_what), "%s", what);
-	WRITE_ONCE(r->uffd->failed, true);
-	return false;
+	return server_pool_fail(t, "%s failed at 0x%lx: %s", what, (unsigned long)addr,
+				strerror(err));
 }
 
-/* UFFDIO_COPY or UFFDIO_CONTINUE of the page at @addr: false on failure. */
-static bool reader_resolve(struct uffd_reader *r, uint64_t addr)
+/* UFFDIO_COPY or UFFDIO_CONTINUE of the page at @addr. */
+static enum serve_result reader_resolve(struct pool_thread *t, struct uffd_desc *u,
+					uint64_t addr)
 {
-	struct uffd_desc *u = r->uffd;
+	struct uffd_reader_stats *st = &u->stats[t->id];
 	struct uffdio_range range = { .start = addr, .len = u->page_size };
 	struct uffdio_copy copy = {
 		.dst = addr, .src = (uintptr_t)u->copy_src, .len = u->page_size,
@@ -170,150 +164,109 @@ static bool reader_resolve(struct uffd_reader *r, uint64_t addr)
 		ret = ioctl(u->uffd, UFFDIO_CONTINUE, &cont);
 	}
 	if (!ret) {
-		r->stats.served++;
-		return true;
+		st->served++;
+		return SERVE_OK;
 	}
 	if (errno != EEXIST && errno != EAGAIN)
-		return reader_fail(r, what, addr, errno);
+		return reader_fail(t, what, addr, errno);
 	/* Served by another reader (or to retry): make sure the thread runs. */
-	r->stats.raced++;
+	st->raced++;
 	if (ioctl(u->uffd, UFFDIO_WAKE, &range))
-		return reader_fail(r, "UFFDIO_WAKE", addr, errno);
-	return true;
+		return reader_fail(t, "UFFDIO_WAKE", addr, errno);
+	return SERVE_OK;
 }
 
-/* Read one fault and serve it; false if the reader must stop. */
-static bool reader_serve_one(struct uffd_reader *r, struct timespec woken)
+/* The uffd is readable: read one fault and serve it (a pool's serve). */
+static enum serve_result reader_serve_one(struct pool_thread *t, int idx, void *arg)
 {
-	struct uffd_desc *u = r->uffd;
+	struct timespec woken = timespec_now();
+	struct uffd_desc *u = arg;
+	struct uffd_reader_stats *st = &u->stats[t->id];
+	enum serve_result ret;
 	struct uffd_msg msg;
 	uint64_t addr;
 	ssize_t n;
 
+	(void)idx;
 	n = read(u->uffd, &msg, sizeof(msg));
-	if (n < 0 && errno == EAGAIN) {
-		r->stats.empty_wakes++;
-		return true;
-	}
+	if (n < 0 && errno == EAGAIN)
+		return SERVE_EMPTY;
 	if (n != sizeof(msg))
-		return reader_fail(r, "read(uffd)", 0, n < 0 ? errno : EIO);
+		return reader_fail(t, "read(uffd)", 0, n < 0 ? errno : EIO);
 	if (msg.event != UFFD_EVENT_PAGEFAULT)
-		return reader_fail(r, "unexpected uffd event", msg.event, EINVAL);
+		return reader_fail(t, "unexpected uffd event", msg.event, EINVAL);
 	addr = ALIGN_DOWN((uint64_t)msg.arg.pagefault.address, u->page_size);
 	if (u->delay_us)
 		usleep(u->delay_us);
 	if (fault_inject("uffd_reader"))
-		return reader_fail(r, "injected fault (KVM_SELFTEST_FAIL=uffd_reader)",
+		return reader_fail(t, "injected fault (KVM_SELFTEST_FAIL=uffd_reader)",
 				   addr, EIO);
-	if (!reader_resolve(r, addr))
-		return false;
-	latency_hist_add(&r->stats.latency, timespec_to_ns(timespec_elapsed(woken)));
-	return true;
+	ret = reader_resolve(t, u, addr);
+	if (ret == SERVE_OK)
+		latency_hist_add(&st->latency, timespec_to_ns(timespec_elapsed(woken)));
+	return ret;
 }
 
-enum reader_event { READER_FAULT, READER_EXIT, READER_ERROR };
-
-static enum reader_event reader_wait_epoll(struct uffd_reader *r)
+/*
+ * A uffd with @features whose [hva, hva + len) is registered for @mode
+ * (the register ioctl's answer in @reg): the fd, or -1 with errno set and
+ * @step naming the call that failed.
+ */
+static int __uffd_open_registered(enum uffd_mode mode, uint64_t features, bool user_only,
+				  void *hva, uint64_t len, struct uffdio_register *reg,
+				  const char **step)
 {
-	struct epoll_event ev[2];
-	int n, i;
+	struct uffdio_api api = { .api = UFFD_API, .features = features };
+	int fd, err;
 
-	do {
-		n = epoll_wait(r->epoll_fd, ev, ARRAY_SIZE(ev), -1);
-	} while (n < 0 && errno == EINTR);
-	if (n <= 0) {
-		reader_fail(r, "epoll_wait", 0, n < 0 ? errno : EIO);
-		return READER_ERROR;
-	}
-	for (i = 0; i < n; i++)
-		if (ev[i].data.u32 == EPOLL_KEY_EXIT)
-			return READER_EXIT;
-	if (ev[0].events & (EPOLLERR | EPOLLHUP)) {
-		reader_fail(r, "epoll: uffd error/hangup", 0, EIO);
-		return READER_ERROR;
-	}
-	return READER_FAULT;
-}
-
-static enum reader_event reader_wait_poll(struct uffd_reader *r)
-{
-	struct pollfd fds[2] = {
-		{ .fd = r->uffd->uffd, .events = POLLIN },
-		{ .fd = r->uffd->pipe_fds[0], .events = POLLIN },
+	*reg = (struct uffdio_register) {
+		.range = { .start = (uintptr_t)hva, .len = len },
+		.mode = mode == UFFD_MODE_MINOR ? UFFDIO_REGISTER_MODE_MINOR :
+						  UFFDIO_REGISTER_MODE_MISSING,
 	};
-	int n;
-
-	do {
-		n = poll(fds, ARRAY_SIZE(fds), -1);
-	} while (n < 0 && errno == EINTR);
-	if (n <= 0) {
-		reader_fail(r, "poll", 0, n < 0 ? errno : EIO);
-		return READER_ERROR;
+	*step = "userfaultfd()";
+	fd = uffd_open(user_only);
+	if (fd < 0)
+		return -1;
+	*step = "UFFDIO_API";
+	if (!ioctl(fd, UFFDIO_API, &api)) {
+		*step = "UFFDIO_REGISTER";
+		if (!ioctl(fd, UFFDIO_REGISTER, reg))
+			return fd;
 	}
-	if (fds[1].revents)
-		return READER_EXIT;
-	if (fds[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
-		reader_fail(r, "poll: uffd error/hangup", 0, EIO);
-		return READER_ERROR;
-	}
-	return READER_FAULT;
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
 }
 
-static void *uffd_reader_thread(void *arg)
+const char *uffd_range_unavailable(enum uffd_mode mode, void *hva, uint64_t len,
+				   char *why, size_t why_len)
 {
-	struct uffd_reader *r = arg;
-	enum reader_event ev;
-	struct timespec woken;
+	struct uffdio_register reg;
+	const char *step;
+	int fd = __uffd_open_registered(mode, 0, false, hva, len, &reg, &step);
 
-	__atomic_add_fetch(&r->uffd->nr_ready, 1, __ATOMIC_RELEASE);
-	for (;;) {
-		if (r->uffd->wake == UFFD_WAKE_EPOLL)
-			ev = reader_wait_epoll(r);
-		else
-			ev = reader_wait_poll(r);
-		if (ev != READER_FAULT)
-			break;
-		woken = timespec_now();
-		if (!reader_serve_one(r, woken))
-			break;
+	if (fd >= 0) {
+		close(fd);
+		return NULL;
 	}
-	return NULL;
+	snprintf(why, why_len, "%s for %s faults on [%p, +0x%lx): %s", step,
+		 uffd_mode_name(mode), hva, (unsigned long)len, strerror(errno));
+	return why;
 }
 
-static void reader_epoll_setup(struct uffd_reader *r)
+static void uffd_register(struct uffd_desc *u, uint64_t backing_features, bool user_only)
 {
-	struct uffd_desc *u = r->uffd;
-	struct epoll_event ev = {
-		.events = EPOLLIN | EPOLLEXCLUSIVE, .data.u32 = EPOLL_KEY_UFFD,
-	};
-
-	r->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	TEST_ASSERT(r->epoll_fd >= 0, "epoll_create1 for uffd reader %d", r->id);
-	TEST_ASSERT(!epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, u->uffd, &ev),
-		    "epoll_ctl(ADD uffd, EPOLLEXCLUSIVE) for reader %d", r->id);
-	ev.events = EPOLLIN;
-	ev.data.u32 = EPOLL_KEY_EXIT;
-	TEST_ASSERT(!epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, u->pipe_fds[0], &ev),
-		    "epoll_ctl(ADD exit pipe) for reader %d", r->id);
-}
-
-static void uffd_register(struct uffd_desc *u, uint32_t backing_features, bool user_only)
-{
-	struct uffdio_api api = { .api = UFFD_API, .features = backing_features };
-	struct uffdio_register reg = {
-		.range = { .start = (uintptr_t)u->base, .len = u->len },
-		.mode = u->mode == UFFD_MODE_MINOR ? UFFDIO_REGISTER_MODE_MINOR :
-						       UFFDIO_REGISTER_MODE_MISSING,
-	};
+	struct uffdio_register reg;
 	uint64_t need = u->mode == UFFD_MODE_MINOR ? 1ULL << _UFFDIO_CONTINUE :
 						       1ULL << _UFFDIO_COPY;
+	const char *step;
 
-	u->uffd = uffd_open(user_only);
-	TEST_ASSERT(u->uffd >= 0, "userfaultfd() failed (availability was checked)");
-	TEST_ASSERT(!ioctl(u->uffd, UFFDIO_API, &api), "UFFDIO_API(features 0x%lx)",
-		    (unsigned long)backing_features);
-	TEST_ASSERT(!ioctl(u->uffd, UFFDIO_REGISTER, &reg),
-		    "UFFDIO_REGISTER(%s) of [%p, +0x%lx)", uffd_mode_name(u->mode),
+	u->uffd = __uffd_open_registered(u->mode, backing_features, user_only, u->base,
+					 u->len, &reg, &step);
+	TEST_ASSERT(u->uffd >= 0, "%s (%s, features 0x%lx) of [%p, +0x%lx) failed",
+		    step, uffd_mode_name(u->mode), (unsigned long)backing_features,
 		    u->base, (unsigned long)u->len);
 	TEST_ASSERT((reg.ioctls & need) == need,
 		    "UFFDIO_REGISTER(%s): ioctls 0x%llx lack 0x%llx",
@@ -327,7 +280,6 @@ struct uffd_desc *uffd_create(enum uffd_mode mode, enum uffd_wake wake,
 {
 	struct uffd_desc *u = calloc(1, sizeof(*u));
 	uint64_t page_size = get_backing_src_pagesz(backing);
-	int i;
 
 	TEST_ASSERT(u && nr_readers > 0, "uffd setup: out of memory or no readers");
 	*u = (struct uffd_desc) {
@@ -341,37 +293,22 @@ struct uffd_desc *uffd_create(enum uffd_mode mode, enum uffd_wake wake,
 			    (unsigned long)page_size);
 		memset(u->copy_src, 0, page_size);
 	}
-	TEST_ASSERT(!pipe2(u->pipe_fds, O_CLOEXEC), "pipe2 for the uffd exit pipe");
-	u->readers = calloc(nr_readers, sizeof(*u->readers));
-	TEST_ASSERT(u->readers, "Out of memory for %d uffd readers", nr_readers);
-	for (i = 0; i < nr_readers; i++) {
-		u->readers[i].uffd = u;
-		u->readers[i].id = i;
-		u->readers[i].epoll_fd = -1;
-		if (wake == UFFD_WAKE_EPOLL)
-			reader_epoll_setup(&u->readers[i]);
-	}
+	u->stats = calloc(nr_readers, sizeof(*u->stats));
+	TEST_ASSERT(u->stats, "Out of memory for %d uffd readers", nr_readers);
+	u->pool = server_pool_create(wake == UFFD_WAKE_EPOLL ? POOL_WAIT_EPOLL : POOL_WAIT_POLL,
+				     &u->uffd, 1, nr_readers, false, reader_serve_one, NULL, u);
 	return u;
 }
 
 void uffd_start_readers(struct uffd_desc *u)
 {
-	int i, err, started;
+	/* A reader that cannot start is its failure, reported by the stop. */
+	server_pool_start(u->pool);
+}
 
-	for (i = 0; i < u->nr_readers; i++) {
-		err = test_thread_create(&u->readers[i].thread, NULL, uffd_reader_thread,
-					 &u->readers[i]);
-		if (err) {
-			/* Reported as this reader's failure; the stop joins the rest. */
-			reader_fail(&u->readers[i], "pthread_create", 0, err);
-			break;
-		}
-		u->readers[i].started = true;
-	}
-	started = i;
-	/* Thread start-up is set-up: keep it out of what the caller times. */
-	while (__atomic_load_n(&u->nr_ready, __ATOMIC_ACQUIRE) < started)
-		usleep(100);
+bool uffd_failed(const struct uffd_desc *u)
+{
+	return READ_ONCE(u->pool->failed);
 }
 
 /*
@@ -393,21 +330,9 @@ static void uffd_release_faults(struct uffd_desc *u)
 
 void uffd_stop_readers(struct uffd_desc *u)
 {
-	char c = 'x';
-	int i;
-
 	if (u->uffd < 0)
 		return;
-	TEST_ASSERT(write(u->pipe_fds[1], &c, 1) == 1, "write(uffd exit pipe)");
-	for (i = 0; i < u->nr_readers; i++) {
-		TEST_ASSERT(!u->readers[i].started ||
-			    !pthread_join(u->readers[i].thread, NULL),
-			    "pthread_join(uffd reader %d)", i);
-		if (u->readers[i].epoll_fd >= 0)
-			close(u->readers[i].epoll_fd);
-	}
-	close(u->pipe_fds[0]);
-	close(u->pipe_fds[1]);
+	server_pool_stop(u->pool);
 	uffd_release_faults(u);
 	close(u->uffd);
 	u->uffd = -1;
@@ -415,18 +340,11 @@ void uffd_stop_readers(struct uffd_desc *u)
 
 void uffd_check(const struct uffd_desc *u)
 {
-	const struct uffd_reader *r;
-	int i;
+	const struct pool_thread *t = server_pool_failure(u->pool);
 
-	for (i = 0; i < u->nr_readers; i++) {
-		r = &u->readers[i];
-		errno = r->err;
-		TEST_ASSERT(!r->failed,
-			    "uffd reader %d of [%p, +0x%lx) (%s): %s failed at 0x%lx: %s",
-			    r->id, u->base, (unsigned long)u->len,
-			    uffd_mode_name(u->mode), r->fail_what,
-			    (unsigned long)r->fail_addr, strerror(r->err));
-	}
+	if (t)
+		TEST_FAIL("uffd reader %d of [%p, +0x%lx) (%s): %s", t->id, u->base,
+			  (unsigned long)u->len, uffd_mode_name(u->mode), t->err);
 }
 
 void uffd_stop_demand_paging(struct uffd_desc *u)
@@ -441,10 +359,10 @@ void uffd_desc_stats(const struct uffd_desc *u, struct uffd_reader_stats *sum)
 	int i;
 
 	for (i = 0; i < u->nr_readers; i++) {
-		s = &u->readers[i].stats;
+		s = &u->stats[i];
 		sum->served += s->served;
 		sum->raced += s->raced;
-		sum->empty_wakes += s->empty_wakes;
+		sum->empty_wakes += u->pool->threads[i].empty_wakes;
 		latency_hist_merge(&sum->latency, &s->latency);
 	}
 }
@@ -453,7 +371,8 @@ void uffd_desc_free(struct uffd_desc *u)
 {
 	if (!u)
 		return;
+	server_pool_free(u->pool);
 	free(u->copy_src);
-	free(u->readers);
+	free(u->stats);
 	free(u);
 }

@@ -80,17 +80,12 @@ static void test_handled(void)
 	vm_install_exception_handler(vm, UD_VECTOR, record_and_skip);
 	vm_install_exception_handler(vm, PF_VECTOR, pf_handler);
 	for (i = 0; i < ARRAY_SIZE(expected); i++) {
-		vcpu_run(vcpu);
-		if (get_ucall(vcpu, &uc) == UCALL_ABORT)
-			REPORT_GUEST_ASSERT(uc);
-		TEST_ASSERT(uc.cmd == UCALL_SYNC, "Expected UCALL_SYNC, got %lu (exit %s)",
-			    (unsigned long)uc.cmd, exit_reason_str(vcpu->run->exit_reason));
+		vcpu_run_expect(vcpu, UCALL_SYNC, &uc);
 		check_sync(&uc, &expected[i], i + 1);
 		ksft_test_result_pass("%s reaches the guest handler\n",
 				      exception_vector_name(expected[i].vector));
 	}
-	vcpu_run(vcpu);
-	TEST_ASSERT_EQ(get_ucall(vcpu, NULL), (uint64_t)UCALL_DONE);
+	vcpu_run_expect_done(vcpu);
 	kvm_vm_free(vm);
 }
 

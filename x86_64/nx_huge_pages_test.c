@@ -239,7 +239,7 @@ static void run_vm(const struct nx_params *p, bool disabled)
 	struct timespec start;
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
-	struct ucall uc;
+	uint64_t stage;
 	unsigned int i;
 
 	vm = vm_create(1);
@@ -260,21 +260,17 @@ static void run_vm(const struct nx_params *p, bool disabled)
 			step_ns[i] = wait_recovery(vm, p, disabled);
 		} else {
 			start = timespec_now();
-			vcpu_run(vcpu);
+			stage = vcpu_run_expect_sync(vcpu);
 			step_ns[i] = timespec_to_ns(timespec_elapsed(start));
-			if (get_ucall(vcpu, &uc) == UCALL_ABORT)
-				REPORT_GUEST_ASSERT(uc);
-			TEST_ASSERT(uc.cmd == UCALL_SYNC && uc.args[1] == i,
-				    "Guest step %u: ucall %lu (%lu), expected GUEST_SYNC(%u)", i,
-				    (unsigned long)uc.cmd, (unsigned long)uc.args[1], i);
+			TEST_ASSERT(stage == i, "Guest step %u: GUEST_SYNC(%lu), expected %u",
+				    i, (unsigned long)stage, i);
 		}
 		check_stats(vm, &steps[i], disabled);
 		ksft_print_msg("%s: %lu ns; pages_2m %d, nx_lpage_splits %d\n", steps[i].what,
 			       (unsigned long)step_ns[i], steps[i].pages_2m[disabled],
 			       steps[i].splits[disabled]);
 	}
-	vcpu_run(vcpu);
-	TEST_ASSERT_EQ(get_ucall(vcpu, &uc), (uint64_t)UCALL_DONE);
+	vcpu_run_expect_done(vcpu);
 
 	perf_report_opt_str("mitigation", disabled ? "disabled_for_vm" : "on");
 	perf_report_opt_int("period_ms", p->period_ms);

@@ -126,17 +126,12 @@ int main(int argc, char *argv[])
 	ksft_set_plan(ARRAY_SIZE(cases) + 1);
 	vm = vm_create_with_one_vcpu(&vcpu, guest_code);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		vcpu_run(vcpu);
-		if (get_ucall(vcpu, &uc) == UCALL_ABORT)
-			REPORT_GUEST_ASSERT(uc);
+		vcpu_run_ucall(vcpu, &uc);
 		handle_io(vcpu, &cases[i]);
 		ksft_test_result_pass("%s of %u bytes at port 0x%x\n",
 				      dir_name(cases[i].dir), cases[i].size, cases[i].port);
 	}
-	vcpu_run(vcpu);
-	if (get_ucall(vcpu, &uc) == UCALL_ABORT)
-		REPORT_GUEST_ASSERT(uc);
-	TEST_ASSERT_EQ(uc.cmd, (uint64_t)UCALL_DONE);
+	vcpu_run_expect_done(vcpu);
 
 	check_io_exits_stat(vcpu, ARRAY_SIZE(cases) + 1);
 	kvm_vm_free(vm);

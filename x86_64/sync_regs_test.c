@@ -34,13 +34,9 @@ static __guest_code void guest_code(void)
 static void run_sync(struct kvm_vcpu *vcpu, uint64_t stage, struct ucall *uc)
 {
 	vcpu->run->kvm_valid_regs = ALL_SYNC;
-	vcpu_run(vcpu);
+	vcpu_run_expect(vcpu, UCALL_SYNC, uc);
 	vcpu->run->kvm_dirty_regs = 0;
-	if (get_ucall(vcpu, uc) == UCALL_ABORT)
-		REPORT_GUEST_ASSERT(*uc);
-	TEST_ASSERT(uc->cmd == UCALL_SYNC && uc->args[1] == stage,
-		    "Expected GUEST_SYNC(%lu), got ucall %lu (exit %s)", (unsigned long)stage,
-		    (unsigned long)uc->cmd, exit_reason_str(vcpu->run->exit_reason));
+	TEST_ASSERT_EQ(uc->args[1], stage);
 }
 
 static void test_invalid_bits(struct kvm_vcpu *vcpu)
@@ -131,8 +127,7 @@ int main(int argc, char *argv[])
 	test_guest_to_host(vcpu, &uc);
 	test_events(vcpu, &uc);
 
-	vcpu_run(vcpu);
-	TEST_ASSERT_EQ(get_ucall(vcpu, &uc), (uint64_t)UCALL_DONE);
+	vcpu_run_expect_done(vcpu);
 	kvm_vm_free(vm);
 	ksft_finished();
 }

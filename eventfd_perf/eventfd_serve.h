@@ -15,6 +15,8 @@
  *              (one thread woken per signal)
  *   pool-poll  the same pool in poll() over every doorbell (every thread
  *              woken by every signal: the thundering herd)
+ * All four are a server_pool (the same threads userfaultfd_util's readers
+ * are): one thread per doorbell, or a pool over all of them.
  *
  * Per pair it counts the signals served, the signals that were read
  * together with another (coalesced: the other side rang twice), and the
@@ -25,7 +27,6 @@
 #ifndef SELFTEST_KVM_EVENTFD_SERVE_H
 #define SELFTEST_KVM_EVENTFD_SERVE_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -60,25 +61,15 @@ struct efd_pair {
 	uint64_t *served_mirror;
 } __aligned(64);
 
-struct efd_server_thread {
-	struct efd_server *server;
-	int id;
-	pthread_t thread;
-	int epoll_fd;
-	uint64_t wakes;		/* returns from the wait */
-	uint64_t empty_wakes;	/* woken, but another thread took the signal */
-	bool failed;
-	char err[96];
-};
+struct server_pool;
 
 struct efd_server {
 	enum efd_wait wait;
 	int nr_pairs;
 	struct efd_pair *pairs;
+	int *doorbells;		/* the pairs' doorbell fds, for the pool */
 	int nr_threads;
-	struct efd_server_thread *threads;
-	int exit_fd;		/* signalled to stop every thread */
-	int nr_ready;
+	struct server_pool *pool;	/* the server threads (server_pool.h) */
 };
 
 /*

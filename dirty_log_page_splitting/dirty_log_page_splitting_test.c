@@ -237,25 +237,6 @@ static void snap_tables_settled(struct kvm_vm *vm, struct split_run *r, enum sta
 	}
 }
 
-static int timed(int (*fn)(struct perf_test_dirty *d), uint64_t *ns)
-{
-	struct timespec start = timespec_now();
-	int ret = fn(&dirty);
-
-	*ns = timespec_to_ns(timespec_elapsed(start));
-	return ret;
-}
-
-static int enable_logging(struct perf_test_dirty *d)
-{
-	return __perf_test_dirty_enable(d, true);
-}
-
-static int disable_logging(struct perf_test_dirty *d)
-{
-	return __perf_test_dirty_enable(d, false);
-}
-
 static int pass_failed(uint64_t pass)
 {
 	return perf_test_fail("pass %lu did not complete", (unsigned long)pass);
@@ -265,21 +246,17 @@ static int pass_failed(uint64_t pass)
 static int dirty_pass(struct kvm_vm *vm, struct split_run *r, int i)
 {
 	enum stage d = i == 1 ? ST_DIRTY1 : ST_DIRTY2, c = d + 1;
+	struct perf_test_dirty_times dt;
 	struct perf_test_dirty_count cnt;
-	uint64_t ns, get_ns;
+	uint64_t ns;
 
 	if (!perf_test_run_pass(i + 1, &ns))
 		return pass_failed(i + 1);
 	snap(vm, r, d, ns);
-	if (timed(__perf_test_dirty_get, &get_ns))
-		return -1;
-	if (perf_test_dirty_needs_clear(&dirty)) {
-		if (timed(__perf_test_dirty_clear, &ns))
-			return -1;
-		snap(vm, r, c, ns);
-	}
-	if (__perf_test_dirty_check(&dirty, &cnt))
+	if (__perf_test_dirty_harvest(&dirty, &dt, &cnt))
 		return perf_test_fail_more(" (dirty pass %d)", i);
+	if (perf_test_dirty_needs_clear(&dirty))
+		snap(vm, r, c, dt.clear_ns);
 	return 0;
 }
 
@@ -294,12 +271,12 @@ static int run_steps(struct kvm_vm *vm, struct split_run *r, struct timespec sta
 	choose_counter(vm, r);
 	snap(vm, r, ST_POPULATED, ns);
 	r->huge_bytes = host_huge_bytes(vm);
-	if (timed(enable_logging, &ns))
+	if (__perf_test_dirty_enable_timed(&dirty, true, &ns))
 		return -1;
 	snap(vm, r, ST_ENABLED, ns);
 	if (dirty_pass(vm, r, 1) || dirty_pass(vm, r, 2))
 		return -1;
-	if (timed(disable_logging, &ns))
+	if (__perf_test_dirty_enable_timed(&dirty, false, &ns))
 		return -1;
 	snap(vm, r, ST_DISABLED, ns);
 	if (!perf_test_run_pass(4, &ns))
