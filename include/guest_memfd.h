@@ -115,11 +115,11 @@ struct vm_shape vm_shape_for_backing(enum vm_guest_mode mode, uint32_t src_type)
 
 /* The GUEST_MEMFD_FLAG_* this VM's KVM accepts (KVM_CAP_GUEST_MEMFD_FLAGS). */
 uint64_t vm_guest_memfd_flags(struct kvm_vm *vm);
-/* KVM_CREATE_GUEST_MEMFD: the fd, or -errno. */
+/* KVM_CREATE_GUEST_MEMFD: the fd. */
 int __vm_create_guest_memfd(struct kvm_vm *vm, uint64_t size, uint64_t flags);
 int vm_create_guest_memfd(struct kvm_vm *vm, uint64_t size, uint64_t flags);
 
-/* KVM_SET_MEMORY_ATTRIBUTES on [gpa, gpa + size): 0 or -errno. */
+/* KVM_SET_MEMORY_ATTRIBUTES on [gpa, gpa + size). */
 int __vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
 			       uint64_t attributes);
 void vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
@@ -129,8 +129,8 @@ void vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
 
 /*
  * fallocate(PUNCH_HOLE) on the guest_memfd behind [gpa, gpa + size) (one
- * slot): 0 or -errno.  KVM drops its mappings of the range; the next
- * guest access gets fresh, zeroed pages.
+ * slot).  KVM drops its mappings of the range; the next guest access gets
+ * fresh, zeroed pages.
  */
 int __vm_guest_mem_punch_hole(struct kvm_vm *vm, uint64_t gpa, uint64_t size);
 

@@ -3,8 +3,10 @@
  * kvm_util: VMs, memslots, guest memory and vCPUs on top of the KVM API.
  *
  * Every KVM ioctl goes through kvm_ioctl() and friends, which assert on
- * failure with the ioctl's name, the fd and errno.  The __ variants return
- * the raw result for tests that expect an error.
+ * failure with the ioctl's name, the fd and errno.  One rule for every
+ * function of the library: __foo() never asserts and returns what the
+ * ioctl (or system call) returned, -1 with errno set on failure; foo()
+ * asserts that it succeeded.
  *
  * A VM made by vm_create() has slot 0 at GPA 0 holding the test binary
  * (loaded at its link addresses, GVA == HVA), page tables, vCPU stacks and
@@ -230,9 +232,9 @@ static inline struct userspace_mem_region *gpa2region(struct kvm_vm *vm, uint64_
 			return r;
 	return NULL;
 }
-/* Slot flags (a guest_memfd stays): __ returns 0 or -errno. */
+/* Slot flags (a guest_memfd stays). */
 int __vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags);
-/* Move a slot (0 or -errno: then it stays where it was). */
+/* Move a slot (on failure it stays where it was). */
 int __vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa);
 /*
  * x86's memslot zap quirk (KVM_X86_QUIRK_SLOT_ZAP_ALL: deleting or moving

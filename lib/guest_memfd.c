@@ -192,9 +192,8 @@ uint64_t vm_guest_memfd_flags(struct kvm_vm *vm)
 int __vm_create_guest_memfd(struct kvm_vm *vm, uint64_t size, uint64_t flags)
 {
 	struct kvm_create_guest_memfd gmem = { .size = size, .flags = flags };
-	int fd = __vm_ioctl(vm, KVM_CREATE_GUEST_MEMFD, &gmem);
 
-	return fd < 0 ? -errno : fd;
+	return __vm_ioctl(vm, KVM_CREATE_GUEST_MEMFD, &gmem);
 }
 
 int vm_create_guest_memfd(struct kvm_vm *vm, uint64_t size, uint64_t flags)
@@ -202,7 +201,7 @@ int vm_create_guest_memfd(struct kvm_vm *vm, uint64_t size, uint64_t flags)
 	int fd = __vm_create_guest_memfd(vm, size, flags);
 
 	TEST_ASSERT(fd >= 0, "KVM_CREATE_GUEST_MEMFD(size 0x%lx, flags 0x%lx) failed on vm fd %d, errno: %d (%s)",
-		    (unsigned long)size, (unsigned long)flags, vm->fd, -fd, strerror(-fd));
+		    (unsigned long)size, (unsigned long)flags, vm->fd, errno, strerror(errno));
 	return fd;
 }
 
@@ -215,7 +214,7 @@ int __vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
 		.attributes = attributes,
 	};
 
-	return __vm_ioctl(vm, KVM_SET_MEMORY_ATTRIBUTES, &attr) ? -errno : 0;
+	return __vm_ioctl(vm, KVM_SET_MEMORY_ATTRIBUTES, &attr);
 }
 
 void vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
@@ -225,7 +224,7 @@ void vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
 
 	TEST_ASSERT(!ret, "KVM_SET_MEMORY_ATTRIBUTES([0x%lx, +0x%lx), 0x%lx) failed on vm fd %d, errno: %d (%s)",
 		    (unsigned long)gpa, (unsigned long)size, (unsigned long)attributes,
-		    vm->fd, -ret, strerror(-ret));
+		    vm->fd, errno, strerror(errno));
 }
 
 int __vm_guest_mem_punch_hole(struct kvm_vm *vm, uint64_t gpa, uint64_t size)
@@ -234,12 +233,12 @@ int __vm_guest_mem_punch_hole(struct kvm_vm *vm, uint64_t gpa, uint64_t size)
 	uint64_t off;
 
 	if (!r || r->gmem_fd < 0 ||
-	    gpa + size > r->region.guest_phys_addr + r->region.memory_size)
-		return -EINVAL;
+	    gpa + size > r->region.guest_phys_addr + r->region.memory_size) {
+		errno = EINVAL;
+		return -1;
+	}
 	off = r->gmem_offset + gpa - r->region.guest_phys_addr;
-	if (fallocate(r->gmem_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, size))
-		return -errno;
-	return 0;
+	return fallocate(r->gmem_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, size);
 }
 
 struct kvm_memory_fault_exit *vcpu_memory_fault(struct kvm_vcpu *vcpu)
