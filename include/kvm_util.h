@@ -88,11 +88,32 @@ struct kvm_vm {
 	"%s failed on fd %d, rc: %d errno: %d (%s)", name, fd, ret,	\
 	errno, strerror(errno)
 
-#define __kvm_ioctl(fd, cmd, arg)	ioctl(fd, cmd, arg)
+/*
+ * An ioctl whose number carries a size (_IOR, _IOW, _IOWR: _IOC_SIZE(cmd)
+ * nonzero) takes a pointer to an object of that size; the wrappers check
+ * it at compile time.  A command without one (_IO: KVM_RUN,
+ * KVM_CHECK_EXTENSION, KVM_CREATE_VCPU) takes an integer, NULL or anything.
+ * __builtin_choose_expr() hands sizeof a pointer even when @arg is an
+ * integer, so that the check compiles for those too.
+ */
+#define __KVM_IOCTL_ARG_IS_PTR(arg)					\
+	(__builtin_classify_type(arg) == __builtin_classify_type((void *)0))
+#define __KVM_IOCTL_ARG_SIZE(arg)					\
+	sizeof(*__builtin_choose_expr(__KVM_IOCTL_ARG_IS_PTR(arg), (arg), (char *)0))
+#define kvm_ioctl_check_size(cmd, arg)					\
+	_Static_assert(!_IOC_SIZE(cmd) ||				\
+		       (__KVM_IOCTL_ARG_IS_PTR(arg) &&			\
+			__KVM_IOCTL_ARG_SIZE(arg) == _IOC_SIZE(cmd)),	\
+		       "the ioctl's argument is not a pointer to _IOC_SIZE(cmd) bytes")
+
+#define __kvm_ioctl(fd, cmd, arg) ({					\
+	kvm_ioctl_check_size(cmd, arg);					\
+	ioctl(fd, cmd, arg);						\
+})
 
 #define kvm_ioctl(fd, cmd, arg) ({					\
 	int __fd = (fd);						\
-	int __ret = ioctl(__fd, cmd, arg);				\
+	int __ret = __kvm_ioctl(__fd, cmd, arg);			\
 	TEST_ASSERT(__ret >= 0, __KVM_IOCTL_ERROR(#cmd, __fd, __ret));	\
 	__ret;								\
 })
