@@ -166,6 +166,50 @@ static void test_no_options(void)
 	EXPECT_CONTAINS(r.out, "What prog does.");
 }
 
+static void getopt_help(const char *name, const void *arg)
+{
+	printf("usage: %s %s\n", name, (const char *)arg);
+}
+
+/* "prog -a -b 5 @arg": what test_getopt() returned, one line each. */
+static void child_getopt(const void *arg)
+{
+	char prog[] = "prog", a[] = "-a", b[] = "-b", five[] = "5", *argv[6];
+	int opt;
+
+	argv[0] = prog;
+	argv[1] = a;
+	argv[2] = b;
+	argv[3] = five;
+	argv[4] = (char *)arg;
+	argv[5] = NULL;
+	optind = 1;
+	while ((opt = test_getopt(arg ? 5 : 4, argv, "ab:", getopt_help, "[-a] [-b n]")) != -1)
+		printf("opt %d %s\n", opt, optarg ? optarg : "-");
+}
+
+static void test_getopt_loop(void)
+{
+	struct child_result r;
+
+	run(child_getopt, NULL, &r);
+	TEST_ASSERT(r.status == KSFT_PASS, "exit status %d", r.status);
+	EXPECT_CONTAINS(r.out, "opt 97 -\nopt 98 5\n");
+	run(child_getopt, "--json=out.json", &r);
+	TEST_ASSERT(r.status == KSFT_PASS, "--json exit status %d", r.status);
+	EXPECT_CONTAINS(r.out, "opt 256 out.json\n");
+	run(child_getopt, "-h", &r);
+	TEST_ASSERT(r.status == KSFT_PASS, "-h exit status %d", r.status);
+	EXPECT_CONTAINS(r.out, "usage: prog [-a] [-b n]");
+	run(child_getopt, "-z", &r);
+	TEST_ASSERT(r.status == KSFT_FAIL, "-z exit status %d", r.status);
+	EXPECT_CONTAINS(r.err, "invalid option");
+	EXPECT_CONTAINS(r.out, "usage: prog");
+	run(child_getopt, "stray", &r);
+	TEST_ASSERT(r.status == KSFT_FAIL, "stray argument exit status %d", r.status);
+	EXPECT_CONTAINS(r.err, "Unexpected argument 'stray'");
+}
+
 static void test_timespec(void)
 {
 	struct timespec a = { .tv_sec = 5, .tv_nsec = 100 };
@@ -194,6 +238,7 @@ static const struct {
 	{ "failure block fields", test_failure_block },
 	{ "TEST_REQUIRE skips with exit 4", test_skip_exit },
 	{ "tests without options refuse arguments", test_no_options },
+	{ "test_getopt: options, -h, unknown option, stray argument", test_getopt_loop },
 	{ "timespec arithmetic", test_timespec },
 };
 
