@@ -259,10 +259,10 @@ int __vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags);
 int __vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa);
 /*
  * x86's memslot zap quirk (KVM_X86_QUIRK_SLOT_ZAP_ALL: deleting or moving
- * a slot zaps every mapping, not only the slot's): false if this KVM lets
- * a VM disable it, else true with @why set; and disabling it.
+ * a slot zaps every mapping, not only the slot's): NULL if this KVM lets
+ * a VM disable it, else why not (in @why); and disabling it.
  */
-bool kvm_slot_zap_quirk_unavailable(char *why, size_t len);
+const char *kvm_slot_zap_quirk_unavailable(char *why, size_t len);
 void vm_disable_slot_zap_quirk(struct kvm_vm *vm);
 /* Unmap every region's memory (once the VM fd is closed). */
 void vm_free_regions(struct kvm_vm *vm);

@@ -298,16 +298,16 @@ void vm_free_regions(struct kvm_vm *vm)
 }
 
 /* The quirk's bit is in x86's uapi headers only: elsewhere it is absent. */
-bool kvm_slot_zap_quirk_unavailable(char *why, size_t len)
+const char *kvm_slot_zap_quirk_unavailable(char *why, size_t len)
 {
 #ifdef KVM_X86_QUIRK_SLOT_ZAP_ALL
 	if (kvm_check_cap(KVM_CAP_DISABLE_QUIRKS2) & KVM_X86_QUIRK_SLOT_ZAP_ALL)
-		return false;
+		return NULL;
 	snprintf(why, len, "KVM lacks KVM_X86_QUIRK_SLOT_ZAP_ALL in KVM_CAP_DISABLE_QUIRKS2 (6.12+, x86)");
 #else
 	snprintf(why, len, "the memslot zap quirk is x86's (no KVM_X86_QUIRK_SLOT_ZAP_ALL in these uapi headers)");
 #endif
-	return true;
+	return why;
 }
 
 void vm_disable_slot_zap_quirk(struct kvm_vm *vm)

@@ -51,6 +51,7 @@ struct mp_params {
 	int runs;		/* -r */
 	bool verbose;		/* -v */
 	const char *no_moves;	/* why the move tests cannot run, NULL if they can */
+	char no_moves_why[256];
 	char mode_buf[16];
 };
 
@@ -351,7 +352,8 @@ static void check_params(struct mp_params *p)
 				 vm_mem_backing_src_alias(p->c.o.backing)->name);
 	perf_test_options_check(&p->c.o, false);
 	if (p->first <= OP_MOVE_INACTIVE && p->last >= OP_MOVE_ACTIVE)
-		p->no_moves = kvm_backing_src_move_unavailable(p->c.o.backing);
+		p->no_moves = kvm_backing_src_move_unavailable(p->c.o.backing, p->no_moves_why,
+							       sizeof(p->no_moves_why));
 	if (p->no_moves && p->first >= OP_MOVE_ACTIVE && p->last <= OP_MOVE_INACTIVE)
 		test_skip("The move tests: %s", p->no_moves);
 	if (p->c.no_zap_quirk && kvm_slot_zap_quirk_unavailable(why, sizeof(why)))
