@@ -22,6 +22,18 @@ static void run(void (*fn)(const void *), const void *arg, struct child_result *
 #define EXPECT_CONTAINS(buf, s) \
 	TEST_ASSERT(strstr(buf, s), "expected \"%s\" in:\n%s", s, buf)
 
+/* @fn(@arg) in a child must exit @status with @text in its stdout or stderr (@in_err). */
+static void expect_child(void (*fn)(const void *), const void *arg, int status, bool in_err,
+			 const char *text)
+{
+	struct child_result r;
+
+	run(fn, arg, &r);
+	TEST_ASSERT(r.status == status, "%s: exit status %d, not %d", arg ? (const char *)arg : "-",
+		    r.status, status);
+	EXPECT_CONTAINS(in_err ? r.err : r.out, text);
+}
+
 static void test_sizes(void)
 {
 	static const struct { const char *in; uint64_t size; } good[] = {
@@ -156,14 +168,9 @@ static void child_no_options(const void *arg)
 
 static void test_no_options(void)
 {
-	struct child_result r;
-
-	run(child_no_options, "-x", &r);
-	TEST_ASSERT(r.status == KSFT_FAIL, "exit status %d", r.status);
-	EXPECT_CONTAINS(r.err, "prog: takes no options or arguments ('-x')");
-	run(child_no_options, "-h", &r);
-	TEST_ASSERT(r.status == KSFT_PASS, "-h exit status %d", r.status);
-	EXPECT_CONTAINS(r.out, "What prog does.");
+	expect_child(child_no_options, "-x", KSFT_FAIL, true,
+		     "prog: takes no options or arguments ('-x')");
+	expect_child(child_no_options, "-h", KSFT_PASS, false, "What prog does.");
 }
 
 static void getopt_help(const char *name, const void *arg)
@@ -190,24 +197,24 @@ static void child_getopt(const void *arg)
 
 static void test_getopt_loop(void)
 {
-	struct child_result r;
+	static const struct {
+		const char *arg;
+		int status;
+		bool in_err;
+		const char *text;
+	} cases[] = {
+		{ NULL, KSFT_PASS, false, "opt 97 -\nopt 98 5\n" },
+		{ "--json=out.json", KSFT_PASS, false, "opt 256 out.json\n" },
+		{ "-h", KSFT_PASS, false, "usage: prog [-a] [-b n]" },
+		{ "-z", KSFT_FAIL, true, "invalid option" },
+		{ "-z", KSFT_FAIL, false, "usage: prog [-a] [-b n]" },
+		{ "stray", KSFT_FAIL, true, "Unexpected argument 'stray'" },
+	};
+	unsigned int i;
 
-	run(child_getopt, NULL, &r);
-	TEST_ASSERT(r.status == KSFT_PASS, "exit status %d", r.status);
-	EXPECT_CONTAINS(r.out, "opt 97 -\nopt 98 5\n");
-	run(child_getopt, "--json=out.json", &r);
-	TEST_ASSERT(r.status == KSFT_PASS, "--json exit status %d", r.status);
-	EXPECT_CONTAINS(r.out, "opt 256 out.json\n");
-	run(child_getopt, "-h", &r);
-	TEST_ASSERT(r.status == KSFT_PASS, "-h exit status %d", r.status);
-	EXPECT_CONTAINS(r.out, "usage: prog [-a] [-b n]");
-	run(child_getopt, "-z", &r);
-	TEST_ASSERT(r.status == KSFT_FAIL, "-z exit status %d", r.status);
-	EXPECT_CONTAINS(r.err, "invalid option");
-	EXPECT_CONTAINS(r.out, "usage: prog");
-	run(child_getopt, "stray", &r);
-	TEST_ASSERT(r.status == KSFT_FAIL, "stray argument exit status %d", r.status);
-	EXPECT_CONTAINS(r.err, "Unexpected argument 'stray'");
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		expect_child(child_getopt, cases[i].arg, cases[i].status, cases[i].in_err,
+			     cases[i].text);
 }
 
 static void test_timespec(void)
