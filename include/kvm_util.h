@@ -4,9 +4,10 @@
  *
  * Every KVM ioctl goes through kvm_ioctl() and friends, which assert on
  * failure with the ioctl's name, the fd and errno.  One rule for every
- * function of the library: __foo() never asserts and returns what the
- * ioctl (or system call) returned, -1 with errno set on failure; foo()
- * asserts that it succeeded.
+ * call of the library on an ioctl or system call: __foo() never asserts
+ * and returns what it returned, -1 with errno set on failure; foo()
+ * asserts that it succeeded.  (__vm_create() and __vm_vcpu_add() are, as
+ * upstream's, lower-level forms that assert too.)
  *
  * A VM made by vm_create() has slot 0 at GPA 0 holding the test binary
  * (loaded at its link addresses, GVA == HVA), page tables, vCPU stacks and
