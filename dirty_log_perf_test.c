@@ -143,13 +143,13 @@ static void check_ring(struct dl_params *p)
 /* Everything decided before any work: usage errors, then skips. */
 static void check_params(struct dl_params *p)
 {
-	const char *why;
+	char why[256];
 
 	if (p->ring_entries)
 		check_ring(p);
 	perf_test_options_check(&p->o, false);
-	why = kvm_backing_src_flags_unavailable(p->o.backing, KVM_MEM_LOG_DIRTY_PAGES);
-	if (why)
+	if (kvm_backing_src_flags_unavailable(p->o.backing, KVM_MEM_LOG_DIRTY_PAGES, why,
+					      sizeof(why)))
 		test_skip("Dirty logging: %s", why);
 	if (p->manual && !kvm_has_cap(KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2)) {
 		ksft_print_msg("Manual protect: not available (no KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2)\n");

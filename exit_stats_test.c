@@ -6,7 +6,6 @@
  * the ucall leaves the guest (x86_64: port I/O, arm64: MMIO).
  */
 #include "perf_report.h"
-#include "perf_test_util.h"
 
 #define DEFAULT_UCALLS	1000
 #define DEFAULT_EXTRA	20	/* exits a ucall may cost besides its own */
@@ -46,7 +45,7 @@ static void parse_args(int argc, char *argv[], struct params *p)
 	int opt;
 
 	*p = d;
-	while ((opt = perf_test_getopt(argc, argv, "i:e:", NULL, help, &d)) != -1) {
+	while ((opt = test_getopt(argc, argv, "i:e:", help, &d)) != -1) {
 		switch (opt) {
 		case 'i':
 			p->nr_ucalls = parse_long("ucall count (-i)", optarg, 1, 1000000);
@@ -54,7 +53,7 @@ static void parse_args(int argc, char *argv[], struct params *p)
 		case 'e':
 			p->extra = parse_long("exits a ucall (-e)", optarg, 1, 1000);
 			break;
-		case PERF_TEST_OPT_JSON:
+		case TEST_OPT_JSON:
 			p->json_path = optarg;
 			break;
 		default:

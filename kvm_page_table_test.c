@@ -376,7 +376,7 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 int main(int argc, char *argv[])
 {
 	struct perf_test_options o;
-	const char *why;
+	char why[256];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	perf_test_options_init(&o, DEFAULT_VCPU_MEMORY, 1);
@@ -384,8 +384,7 @@ int main(int argc, char *argv[])
 	/* -b auto: two 2M mappings; -L: 256 guest pages of 64K, faults judged. */
 	o.auto_min_bytes = o.large_pages ? 16 * MB : 4 * MB;
 	perf_test_options_check(&o, false);
-	why = kvm_backing_src_flags_unavailable(o.backing, KVM_MEM_LOG_DIRTY_PAGES);
-	if (why)
+	if (kvm_backing_src_flags_unavailable(o.backing, KVM_MEM_LOG_DIRTY_PAGES, why, sizeof(why)))
 		test_skip("Dirty logging: %s", why);
 	perf_report_open("kvm_page_table_test", o.json_path, argc, argv);
 	for_each_guest_mode(run_test, &o);

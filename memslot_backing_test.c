@@ -77,7 +77,7 @@ static void test_source(enum vm_mem_backing_src_type type, uint64_t size)
 int main(int argc, char *argv[])
 {
 	const char *name, *why;
-	char reason[160];
+	char reason[256];
 	uint64_t size;
 	int type;
 
@@ -92,7 +92,7 @@ int main(int argc, char *argv[])
 		size = size > MIN_SIZE ? size : MIN_SIZE;
 		why = backing_src_unavailable(type, size, reason, sizeof(reason));
 		if (!why)
-			why = kvm_backing_src_unavailable(type);
+			why = kvm_backing_src_unavailable(type, reason, sizeof(reason));
 		if (why) {
 			ksft_test_result_skip("%s: %s\n", name, why);
 			continue;

@@ -123,7 +123,7 @@ static int convert(struct kvm_vm *vm, const struct ucall *uc)
 	uint64_t psz = vm->page_size;
 	uint8_t *hva = addr_gpa2hva(vm, gpa);
 	struct timespec start;
-	int ret;
+	int ret, err;
 
 	if (to_private) {
 		/* Shared memory: the host sees what the guest wrote. */
@@ -139,14 +139,15 @@ static int convert(struct kvm_vm *vm, const struct ucall *uc)
 	ret = __vm_set_memory_attributes(vm, gpa, size,
 					 to_private ? KVM_MEMORY_ATTRIBUTE_PRIVATE : 0);
 	if (!ret && to_private)
-		ret = madvise(hva, size, MADV_DONTNEED) ? -errno : 0;
+		ret = madvise(hva, size, MADV_DONTNEED);
 	else if (!ret && !punch_skip)
 		ret = __vm_guest_mem_punch_hole(vm, gpa, size);
+	err = errno;
 	tally_add(to_private, size / psz, timespec_to_ns(timespec_elapsed(start)));
 	if (ret)
 		return perf_test_fail("converting [0x%lx, +0x%lx) to %s: %s", (unsigned long)gpa,
 				      (unsigned long)size, to_private ? "private" : "shared",
-				      strerror(-ret));
+				      strerror(err));
 	for (off = 0; !to_private && !host_write_skip && off < size; off += psz)
 		*(uint64_t *)(hva + off) = PMC_HOST(round, gpa + off);
 	return 0;
@@ -165,7 +166,7 @@ static int memory_fault(struct kvm_vcpu *vcpu)
 	if (ret)
 		return perf_test_fail("memory fault at [0x%lx, +0x%lx): converting to %s: %s",
 				      (unsigned long)mf->gpa, (unsigned long)mf->size,
-				      to_private ? "private" : "shared", strerror(-ret));
+				      to_private ? "private" : "shared", strerror(errno));
 	return 0;
 }
 

@@ -72,11 +72,10 @@ static void run_mode(enum vm_guest_mode mode, void *arg)
 	kvm_vm_free(vm);
 }
 
-static void help(const char *name)
+static void help(const char *name, const void *arg)
 {
-	printf("usage: %s [-m mode]\n", name);
+	printf("usage: %s [-h] [-m mode]\n", name);
 	guest_modes_help(stdout);
-	exit(0);
 }
 
 int main(int argc, char *argv[])
@@ -84,11 +83,12 @@ int main(int argc, char *argv[])
 	int opt, i, n = 0;
 
 	guest_modes_append_default();
-	while ((opt = getopt(argc, argv, "hm:")) != -1) {
-		if (opt == 'm')
-			guest_modes_cmdline(optarg);
-		else
-			help(argv[0]);
+	while ((opt = test_getopt(argc, argv, "m:", help, NULL)) != -1) {
+		if (opt != 'm') {	/* a long option: not this test's */
+			help(argv[0], NULL);
+			exit(KSFT_FAIL);
+		}
+		guest_modes_cmdline(optarg);
 	}
 	kvm_require_dev();
 	ksft_print_header();

@@ -140,19 +140,19 @@ static struct {
 	struct mglru_node nodes[MAX_NODES];
 } m;
 
-static bool mglru_unavailable(char *why, size_t len)
+static const char *mglru_unavailable(char *why, size_t len)
 {
 	char buf[64];
 
 	if (!read_sys_line(LRU_GEN_ENABLED, buf, sizeof(buf))) {
 		snprintf(why, len, "no %s (CONFIG_LRU_GEN is not set)", LRU_GEN_ENABLED);
-		return true;
+		return why;
 	}
 	if (geteuid()) {
 		snprintf(why, len, "aging through %s needs root", LRU_GEN_DEBUGFS);
-		return true;
+		return why;
 	}
-	return false;
+	return NULL;
 }
 
 /* Any cgroup v2 mount from /proc/mounts into m.root. */

@@ -19,21 +19,21 @@
 
 static int bitmap_fd = -1, pagemap_fd = -1;
 
-static bool page_idle_unavailable(char *why, size_t len)
+static const char *page_idle_unavailable(char *why, size_t len)
 {
 	int fd = open(PAGE_IDLE_BITMAP, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
 		snprintf(why, len, "%s: %s (CONFIG_IDLE_PAGE_TRACKING is not set?)",
 			 PAGE_IDLE_BITMAP, strerror(errno));
-		return true;
+		return why;
 	}
 	close(fd);
 	if (geteuid()) {
 		snprintf(why, len, "PFNs from /proc/self/pagemap need root");
-		return true;
+		return why;
 	}
-	return false;
+	return NULL;
 }
 
 static void page_idle_setup(void)

@@ -42,8 +42,8 @@ struct access_range {
 
 struct access_ops {
 	const char *name;
-	/* Why this host cannot use the mechanism (false: it can). */
-	bool (*unavailable)(char *why, size_t len);
+	/* NULL if this host can use the mechanism, else why not (in @why). */
+	const char *(*unavailable)(char *why, size_t len);
 	/*
 	 * After the VM's own memory, before the guest touches test memory:
 	 * e.g. join a memory cgroup, which then holds test memory alone.

@@ -22,7 +22,6 @@
  * the pair, and the stall is reported with the counts.
  */
 #include <fcntl.h>
-#include <getopt.h>
 #include <pthread.h>
 
 #include "eventfd_serve.h"
@@ -125,8 +124,10 @@ static int host_pass(struct perf_test_vcpu_args *va, uint64_t pass)
 	return 0;
 }
 
-static void help(const char *name, const struct ef_params *d)
+static void help(const char *name, const void *arg)
 {
+	const struct ef_params *d = arg;
+
 	printf("usage: %s [-h] [-v pairs] [-e events | -t seconds] [-w mode] [-r threads]\n"
 	       "          [-M] [-c cpus] [-B] [-H] [--json file]\n", name);
 	printf(" -v: pairs of a vCPU and a host thread (default: %d, at most %d)\n"
@@ -152,16 +153,15 @@ static void parse_args(int argc, char *argv[], struct ef_params *p)
 	struct ef_params defaults = *p;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "hv:c:Be:t:w:r:MH", perf_test_long_options,
-				  NULL)) != -1) {
+	while ((opt = test_getopt(argc, argv, "v:c:Be:t:w:r:MH", help, &defaults)) != -1) {
 		switch (opt) {
 		case 'v':
 			p->o.nr_vcpus = parse_long("pair count (-v)", optarg, 1, MAX_PAIRS);
 			break;
 		case 'c':
 		case 'B':
-		case PERF_TEST_OPT_JSON:
-		case PERF_TEST_OPT_PROFILE:
+		case TEST_OPT_JSON:
+		case TEST_OPT_PROFILE:
 			perf_test_parse_opt(&p->o, opt, optarg);
 			break;
 		case 'e':
@@ -183,16 +183,8 @@ static void parse_args(int argc, char *argv[], struct ef_params *p)
 		case 'H':
 			p->host_only = true;
 			break;
-		case 'h':
-			help(argv[0], &defaults);
-			exit(KSFT_PASS);
-		default:
-			help(argv[0], &defaults);
-			exit(KSFT_FAIL);
 		}
 	}
-	if (optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
 }
 
 /*

@@ -15,6 +15,7 @@
 
 #include <linux/kvm.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "guest_modes.h"
@@ -98,28 +99,29 @@ struct vm_shape {
 /*
  * NULL if this host's KVM can back guest memory with @src_type (any
  * source: guest_memfd kinds are probed on a VM of their shape), else why
- * not, in one line.  The reason lives until the next call.
+ * not, in one line in @why.
  */
-const char *kvm_backing_src_unavailable(uint32_t src_type);
+const char *kvm_backing_src_unavailable(uint32_t src_type, char *why, size_t len);
 /* The same, and a slot of it takes KVM_MEM_* @flags (dirty logging...). */
-const char *kvm_backing_src_flags_unavailable(uint32_t src_type, uint32_t flags);
+const char *kvm_backing_src_flags_unavailable(uint32_t src_type, uint32_t flags,
+					      char *why, size_t len);
 /* The same, and a slot of it can move to another GPA. */
-const char *kvm_backing_src_move_unavailable(uint32_t src_type);
+const char *kvm_backing_src_move_unavailable(uint32_t src_type, char *why, size_t len);
 /* Skip (exit 4) with that reason. */
 void kvm_backing_src_require(uint32_t src_type);
-/* NULL if a VM with private memory can be made here, else why not. */
-const char *kvm_private_mem_unavailable(void);
+/* NULL if a VM with private memory can be made here, else why not (in @why). */
+const char *kvm_private_mem_unavailable(char *why, size_t len);
 
 /* The shape a VM needs for test memory of @src_type in @mode. */
 struct vm_shape vm_shape_for_backing(enum vm_guest_mode mode, uint32_t src_type);
 
 /* The GUEST_MEMFD_FLAG_* this VM's KVM accepts (KVM_CAP_GUEST_MEMFD_FLAGS). */
 uint64_t vm_guest_memfd_flags(struct kvm_vm *vm);
-/* KVM_CREATE_GUEST_MEMFD: the fd, or -errno. */
+/* KVM_CREATE_GUEST_MEMFD: the fd. */
 int __vm_create_guest_memfd(struct kvm_vm *vm, uint64_t size, uint64_t flags);
 int vm_create_guest_memfd(struct kvm_vm *vm, uint64_t size, uint64_t flags);
 
-/* KVM_SET_MEMORY_ATTRIBUTES on [gpa, gpa + size): 0 or -errno. */
+/* KVM_SET_MEMORY_ATTRIBUTES on [gpa, gpa + size). */
 int __vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
 			       uint64_t attributes);
 void vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
@@ -129,8 +131,8 @@ void vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
 
 /*
  * fallocate(PUNCH_HOLE) on the guest_memfd behind [gpa, gpa + size) (one
- * slot): 0 or -errno.  KVM drops its mappings of the range; the next
- * guest access gets fresh, zeroed pages.
+ * slot).  KVM drops its mappings of the range; the next guest access gets
+ * fresh, zeroed pages.
  */
 int __vm_guest_mem_punch_hole(struct kvm_vm *vm, uint64_t gpa, uint64_t size);
 

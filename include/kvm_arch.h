@@ -40,7 +40,7 @@
  * Nested vCPUs (lib/<arch>/nested.c): the vCPU runs a small hypervisor
  * (L1) that runs guest code in its own guest (L2), L2's GPAs mapped 1:1
  * onto L1's, L2's ucalls reaching the host directly
- *   nested_arch_unavailable(why, len)	false if this host can, else why not
+ *   nested_arch_unavailable(why, len)	NULL if this host can, else why not
  *   nested_arch_extra_pages(nr_vcpus, bytes)  slot-0 pages the setup needs
  *					for @bytes of test memory
  *   nested_arch_vm_setup(vm)		L1's tables for L2: every memslot, 1:1
@@ -90,7 +90,7 @@ void vcpu_args_set(struct kvm_vcpu *vcpu, unsigned int num, ...);
 
 void ucall_arch_report_unhandled(struct ucall *uc);
 
-bool nested_arch_unavailable(char *why, size_t len);
+const char *nested_arch_unavailable(char *why, size_t len);
 uint64_t nested_arch_extra_pages(uint32_t nr_vcpus, uint64_t bytes);
 void nested_arch_vm_setup(struct kvm_vm *vm);
 void nested_arch_vcpu_setup(struct kvm_vm *vm, struct kvm_vcpu *vcpu, void *l2_code,

@@ -3,8 +3,11 @@
  * kvm_util: VMs, memslots, guest memory and vCPUs on top of the KVM API.
  *
  * Every KVM ioctl goes through kvm_ioctl() and friends, which assert on
- * failure with the ioctl's name, the fd and errno.  The __ variants return
- * the raw result for tests that expect an error.
+ * failure with the ioctl's name, the fd and errno.  One rule for every
+ * call of the library on an ioctl or system call: __foo() never asserts
+ * and returns what it returned, -1 with errno set on failure; foo()
+ * asserts that it succeeded.  (__vm_create() and __vm_vcpu_add() are, as
+ * upstream's, lower-level forms that assert too.)
  *
  * A VM made by vm_create() has slot 0 at GPA 0 holding the test binary
  * (loaded at its link addresses, GVA == HVA), page tables, vCPU stacks and
@@ -86,11 +89,32 @@ struct kvm_vm {
 	"%s failed on fd %d, rc: %d errno: %d (%s)", name, fd, ret,	\
 	errno, strerror(errno)
 
-#define __kvm_ioctl(fd, cmd, arg)	ioctl(fd, cmd, arg)
+/*
+ * An ioctl whose number carries a size (_IOR, _IOW, _IOWR: _IOC_SIZE(cmd)
+ * nonzero) takes a pointer to an object of that size; the wrappers check
+ * it at compile time.  A command without one (_IO: KVM_RUN,
+ * KVM_CHECK_EXTENSION, KVM_CREATE_VCPU) takes an integer, NULL or anything.
+ * __builtin_choose_expr() hands sizeof a pointer even when @arg is an
+ * integer, so that the check compiles for those too.
+ */
+#define __KVM_IOCTL_ARG_IS_PTR(arg)					\
+	(__builtin_classify_type(arg) == __builtin_classify_type((void *)0))
+#define __KVM_IOCTL_ARG_SIZE(arg)					\
+	sizeof(*__builtin_choose_expr(__KVM_IOCTL_ARG_IS_PTR(arg), (arg), (char *)0))
+#define kvm_ioctl_check_size(cmd, arg)					\
+	_Static_assert(!_IOC_SIZE(cmd) ||				\
+		       (__KVM_IOCTL_ARG_IS_PTR(arg) &&			\
+			__KVM_IOCTL_ARG_SIZE(arg) == _IOC_SIZE(cmd)),	\
+		       "the ioctl's argument is not a pointer to _IOC_SIZE(cmd) bytes")
+
+#define __kvm_ioctl(fd, cmd, arg) ({					\
+	kvm_ioctl_check_size(cmd, arg);					\
+	ioctl(fd, cmd, arg);						\
+})
 
 #define kvm_ioctl(fd, cmd, arg) ({					\
 	int __fd = (fd);						\
-	int __ret = ioctl(__fd, cmd, arg);				\
+	int __ret = __kvm_ioctl(__fd, cmd, arg);			\
 	TEST_ASSERT(__ret >= 0, __KVM_IOCTL_ERROR(#cmd, __fd, __ret));	\
 	__ret;								\
 })
@@ -230,16 +254,16 @@ static inline struct userspace_mem_region *gpa2region(struct kvm_vm *vm, uint64_
 			return r;
 	return NULL;
 }
-/* Slot flags (a guest_memfd stays): __ returns 0 or -errno. */
+/* Slot flags (a guest_memfd stays). */
 int __vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags);
-/* Move a slot (0 or -errno: then it stays where it was). */
+/* Move a slot (on failure it stays where it was). */
 int __vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa);
 /*
  * x86's memslot zap quirk (KVM_X86_QUIRK_SLOT_ZAP_ALL: deleting or moving
- * a slot zaps every mapping, not only the slot's): false if this KVM lets
- * a VM disable it, else true with @why set; and disabling it.
+ * a slot zaps every mapping, not only the slot's): NULL if this KVM lets
+ * a VM disable it, else why not (in @why); and disabling it.
  */
-bool kvm_slot_zap_quirk_unavailable(char *why, size_t len);
+const char *kvm_slot_zap_quirk_unavailable(char *why, size_t len);
 void vm_disable_slot_zap_quirk(struct kvm_vm *vm);
 /* Unmap every region's memory (once the VM fd is closed). */
 void vm_free_regions(struct kvm_vm *vm);

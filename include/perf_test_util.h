@@ -18,7 +18,6 @@
 #ifndef SELFTEST_KVM_PERF_TEST_UTIL_H
 #define SELFTEST_KVM_PERF_TEST_UTIL_H
 
-#include <getopt.h>
 #include <stdio.h>
 
 #include "kvm_util.h"
@@ -95,26 +94,18 @@ struct perf_test_options {
 };
 
 #define PERF_TEST_OPTSTRING	"m:b:v:os:c:BnN:p:L"
-/* Long options (getopt_long) every perf test takes; their codes are not letters. */
-#define PERF_TEST_OPT_JSON	0x100
-#define PERF_TEST_OPT_PROFILE	0x101
-extern const struct option perf_test_long_options[];
 
 void perf_test_options_init(struct perf_test_options *o, uint64_t bytes, int nr_vcpus);
 /* Handle option @opt if it is a shared one; false if it is not. */
 bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg);
 void perf_test_options_help(FILE *out, const struct perf_test_options *defaults);
 /*
- * The option loop of a perf test: the shared options (unless @o is NULL:
- * a test with letters of its own only) and @test_opts, a getopt string of
- * the test's own, parsed; -h prints @help(argv[0], @arg)
- * and exits 0, an unknown option prints it and exits 1, a stray argument
- * is a usage error.  Returns the next option of the test's own, -1 at the
- * end.
+ * The option loop of a perf test: test_getopt() over the shared options,
+ * parsed into @o, and @test_opts, a getopt string of the test's own.
+ * Returns the next option of the test's own, -1 at the end.
  */
-typedef void (*perf_test_help_fn)(const char *name, const void *arg);
 int perf_test_getopt(int argc, char *argv[], const char *test_opts,
-		     struct perf_test_options *o, perf_test_help_fn help, const void *arg);
+		     struct perf_test_options *o, test_help_fn help, const void *arg);
 /*
  * Validate before any work: usage errors (exit 1) first, then what the
  * host lacks (skip, exit 4): backing pages, NUMA node, /dev/kvm and vCPUs

@@ -7,6 +7,7 @@
 #define SELFTEST_KVM_TEST_UTIL_H
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -77,6 +78,27 @@ long parse_long(const char *opt, const char *str, long min, long max);
  * else is a usage error (exit 1).
  */
 void parse_no_options(int argc, char *argv[], const char *what);
+
+/*
+ * Long options any test may take (getopt_long codes, not letters): --json
+ * FILE (figures as JSON, perf_report.h) and --profile FILE (profile.h).
+ */
+#define TEST_OPT_JSON		0x100
+#define TEST_OPT_PROFILE	0x101
+extern const struct option test_long_options[];
+
+/*
+ * The option loop of every test that takes options: getopt_long() over
+ * -h, @optstring and the long options above.  -h prints @help(argv[0],
+ * @arg) and exits 0; an unknown option or a missing argument prints
+ * getopt's message and @help, and exits 1 (KSFT_FAIL); a stray argument
+ * is a usage error.  Returns the next option, -1 at the end.  A test
+ * hands whatever it does not take (a long option too) to its help and
+ * exit(KSFT_FAIL).
+ */
+typedef void (*test_help_fn)(const char *name, const void *arg);
+int test_getopt(int argc, char *argv[], const char *optstring, test_help_fn help,
+		const void *arg);
 
 /* Time. */
 struct timespec timespec_add_ns(struct timespec ts, uint64_t ns);

@@ -14,16 +14,14 @@
 /* What the shared guest_memfd backing needs: the host can map it. */
 #define GMEM_SHARED_FLAGS	(GUEST_MEMFD_FLAG_MMAP | GUEST_MEMFD_FLAG_INIT_SHARED)
 
-static char reason[256];
-
-__printf(1, 2) static const char *because(const char *fmt, ...)
+__printf(3, 4) static const char *because(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(reason, sizeof(reason), fmt, ap);
+	vsnprintf(why, len, fmt, ap);
 	va_end(ap);
-	return reason;
+	return why;
 }
 
 /* A bare VM of @type (no memslot): its fd, or -errno. */
@@ -45,31 +43,32 @@ static int vm_fd_cap(int vm_fd, long cap)
 }
 
 /* What a VM of @type lacks for guest_memfd slots, NULL if nothing. */
-static const char *vm_type_gmem_lacks(unsigned long type, const char *what, bool private_mem)
+static const char *vm_type_gmem_lacks(unsigned long type, const char *what, bool private_mem,
+				      char *why, size_t len)
 {
 	const char *ret = NULL;
 	int fd = probe_vm(type), flags;
 
 	if (fd < 0)
-		return because("KVM_CREATE_VM(%s) failed: %s", what, strerror(-fd));
+		return because(why, len, "KVM_CREATE_VM(%s) failed: %s", what, strerror(-fd));
 	flags = vm_fd_cap(fd, KVM_CAP_GUEST_MEMFD_FLAGS);
 	if (vm_fd_cap(fd, KVM_CAP_USER_MEMORY2) <= 0)
-		ret = because("KVM lacks KVM_SET_USER_MEMORY_REGION2 (KVM_CAP_USER_MEMORY2, 6.8+) for %s",
+		ret = because(why, len, "KVM lacks KVM_SET_USER_MEMORY_REGION2 (KVM_CAP_USER_MEMORY2, 6.8+) for %s",
 			      what);
 	else if (vm_fd_cap(fd, KVM_CAP_GUEST_MEMFD) <= 0)
-		ret = because("KVM lacks guest_memfd (KVM_CAP_GUEST_MEMFD) for %s", what);
+		ret = because(why, len, "KVM lacks guest_memfd (KVM_CAP_GUEST_MEMFD) for %s", what);
 	else if (private_mem &&
 		 !(vm_fd_cap(fd, KVM_CAP_MEMORY_ATTRIBUTES) & KVM_MEMORY_ATTRIBUTE_PRIVATE))
-		ret = because("KVM lacks KVM_MEMORY_ATTRIBUTE_PRIVATE in KVM_CAP_MEMORY_ATTRIBUTES for %s",
+		ret = because(why, len, "KVM lacks KVM_MEMORY_ATTRIBUTE_PRIVATE in KVM_CAP_MEMORY_ATTRIBUTES for %s",
 			      what);
 	else if (!private_mem && (flags & GMEM_SHARED_FLAGS) != GMEM_SHARED_FLAGS)
-		ret = because("KVM's guest_memfd flags 0x%x (KVM_CAP_GUEST_MEMFD_FLAGS) lack MMAP|INIT_SHARED (6.18+) for %s: the host cannot map it",
+		ret = because(why, len, "KVM's guest_memfd flags 0x%x (KVM_CAP_GUEST_MEMFD_FLAGS) lack MMAP|INIT_SHARED (6.18+) for %s: the host cannot map it",
 			      flags, what);
 	close(fd);
 	return ret;
 }
 
-const char *kvm_private_mem_unavailable(void)
+const char *kvm_private_mem_unavailable(char *why, size_t len)
 {
 	const char *name, *hint = "";
 	unsigned long type;
@@ -77,21 +76,21 @@ const char *kvm_private_mem_unavailable(void)
 
 	name = vm_arch_private_type(&type, &hint);
 	if (!name)
-		return because("no VM type with private memory on this arch in this suite");
+		return because(why, len, "no VM type with private memory on this arch in this suite");
 	types = kvm_check_cap(KVM_CAP_VM_TYPES);
 	if (!(types & (1 << type)))
-		return because("KVM lacks the VM type %s (KVM_CAP_VM_TYPES 0x%x)%s", name, types,
+		return because(why, len, "KVM lacks the VM type %s (KVM_CAP_VM_TYPES 0x%x)%s", name, types,
 			       hint);
-	return vm_type_gmem_lacks(type, name, true);
+	return vm_type_gmem_lacks(type, name, true, why, len);
 }
 
-const char *kvm_backing_src_unavailable(uint32_t src_type)
+const char *kvm_backing_src_unavailable(uint32_t src_type, char *why, size_t len)
 {
 	if (!backing_src_is_guest_memfd(src_type))
 		return NULL;
 	if (backing_src_is_private(src_type))
-		return kvm_private_mem_unavailable();
-	return vm_type_gmem_lacks(0, "the default VM type", false);
+		return kvm_private_mem_unavailable(why, len);
+	return vm_type_gmem_lacks(0, "the default VM type", false, why, len);
 }
 
 /*
@@ -138,39 +137,42 @@ static int probe_slot(uint32_t src_type, uint32_t flags, bool move)
 	return ret;
 }
 
-const char *kvm_backing_src_flags_unavailable(uint32_t src_type, uint32_t flags)
+const char *kvm_backing_src_flags_unavailable(uint32_t src_type, uint32_t flags,
+					      char *why, size_t len)
 {
-	const char *why = kvm_backing_src_unavailable(src_type);
 	int ret;
 
-	if (why || !backing_src_is_guest_memfd(src_type))
+	if (kvm_backing_src_unavailable(src_type, why, len))
 		return why;
+	if (!backing_src_is_guest_memfd(src_type))
+		return NULL;
 	ret = probe_slot(src_type, flags, false);
 	if (!ret)
 		return NULL;
-	return because("KVM refuses slot flags 0x%x on %s slots (KVM_SET_USER_MEMORY_REGION2: %s)",
+	return because(why, len, "KVM refuses slot flags 0x%x on %s slots (KVM_SET_USER_MEMORY_REGION2: %s)",
 		       flags, vm_mem_backing_src_alias(src_type)->name, strerror(-ret));
 }
 
-const char *kvm_backing_src_move_unavailable(uint32_t src_type)
+const char *kvm_backing_src_move_unavailable(uint32_t src_type, char *why, size_t len)
 {
-	const char *why = kvm_backing_src_unavailable(src_type);
 	int ret;
 
-	if (why || !backing_src_is_guest_memfd(src_type))
+	if (kvm_backing_src_unavailable(src_type, why, len))
 		return why;
+	if (!backing_src_is_guest_memfd(src_type))
+		return NULL;
 	ret = probe_slot(src_type, 0, true);
 	if (!ret)
 		return NULL;
-	return because("KVM refuses to move %s slots (KVM_SET_USER_MEMORY_REGION2 to a new GPA: %s)",
+	return because(why, len, "KVM refuses to move %s slots (KVM_SET_USER_MEMORY_REGION2 to a new GPA: %s)",
 		       vm_mem_backing_src_alias(src_type)->name, strerror(-ret));
 }
 
 void kvm_backing_src_require(uint32_t src_type)
 {
-	const char *why = kvm_backing_src_unavailable(src_type);
+	char why[256];
 
-	if (why)
+	if (kvm_backing_src_unavailable(src_type, why, sizeof(why)))
 		test_skip("%s: %s", vm_mem_backing_src_alias(src_type)->name, why);
 }
 
@@ -192,9 +194,8 @@ uint64_t vm_guest_memfd_flags(struct kvm_vm *vm)
 int __vm_create_guest_memfd(struct kvm_vm *vm, uint64_t size, uint64_t flags)
 {
 	struct kvm_create_guest_memfd gmem = { .size = size, .flags = flags };
-	int fd = __vm_ioctl(vm, KVM_CREATE_GUEST_MEMFD, &gmem);
 
-	return fd < 0 ? -errno : fd;
+	return __vm_ioctl(vm, KVM_CREATE_GUEST_MEMFD, &gmem);
 }
 
 int vm_create_guest_memfd(struct kvm_vm *vm, uint64_t size, uint64_t flags)
@@ -202,7 +203,7 @@ int vm_create_guest_memfd(struct kvm_vm *vm, uint64_t size, uint64_t flags)
 	int fd = __vm_create_guest_memfd(vm, size, flags);
 
 	TEST_ASSERT(fd >= 0, "KVM_CREATE_GUEST_MEMFD(size 0x%lx, flags 0x%lx) failed on vm fd %d, errno: %d (%s)",
-		    (unsigned long)size, (unsigned long)flags, vm->fd, -fd, strerror(-fd));
+		    (unsigned long)size, (unsigned long)flags, vm->fd, errno, strerror(errno));
 	return fd;
 }
 
@@ -215,7 +216,7 @@ int __vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
 		.attributes = attributes,
 	};
 
-	return __vm_ioctl(vm, KVM_SET_MEMORY_ATTRIBUTES, &attr) ? -errno : 0;
+	return __vm_ioctl(vm, KVM_SET_MEMORY_ATTRIBUTES, &attr);
 }
 
 void vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
@@ -225,7 +226,7 @@ void vm_set_memory_attributes(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
 
 	TEST_ASSERT(!ret, "KVM_SET_MEMORY_ATTRIBUTES([0x%lx, +0x%lx), 0x%lx) failed on vm fd %d, errno: %d (%s)",
 		    (unsigned long)gpa, (unsigned long)size, (unsigned long)attributes,
-		    vm->fd, -ret, strerror(-ret));
+		    vm->fd, errno, strerror(errno));
 }
 
 int __vm_guest_mem_punch_hole(struct kvm_vm *vm, uint64_t gpa, uint64_t size)
@@ -234,12 +235,12 @@ int __vm_guest_mem_punch_hole(struct kvm_vm *vm, uint64_t gpa, uint64_t size)
 	uint64_t off;
 
 	if (!r || r->gmem_fd < 0 ||
-	    gpa + size > r->region.guest_phys_addr + r->region.memory_size)
-		return -EINVAL;
+	    gpa + size > r->region.guest_phys_addr + r->region.memory_size) {
+		errno = EINVAL;
+		return -1;
+	}
 	off = r->gmem_offset + gpa - r->region.guest_phys_addr;
-	if (fallocate(r->gmem_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, size))
-		return -errno;
-	return 0;
+	return fallocate(r->gmem_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, size);
 }
 
 struct kvm_memory_fault_exit *vcpu_memory_fault(struct kvm_vcpu *vcpu)

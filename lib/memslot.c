@@ -261,27 +261,30 @@ int __vm_mem_region_set_flags(struct kvm_vm *vm, uint32_t slot, uint32_t flags)
 {
 	struct userspace_mem_region *r = memslot2region(vm, slot);
 
-	if (!r)
-		return -ENOENT;
+	if (!r) {
+		errno = ENOENT;
+		return -1;
+	}
 	r->region.flags = flags | (r->region.flags & KVM_MEM_GUEST_MEMFD);
-	if (__region_commit(vm, r))
-		return -errno;
-	return 0;
+	return __region_commit(vm, r);
 }
 
 int __vm_mem_region_move(struct kvm_vm *vm, uint32_t slot, uint64_t new_gpa)
 {
 	struct userspace_mem_region *r = memslot2region(vm, slot);
 	uint64_t old;
+	int ret;
 
-	if (!r)
-		return -ENOENT;
+	if (!r) {
+		errno = ENOENT;
+		return -1;
+	}
 	old = r->region.guest_phys_addr;
 	r->region.guest_phys_addr = new_gpa;
-	if (!__region_commit(vm, r))
-		return 0;
-	r->region.guest_phys_addr = old;
-	return -errno;
+	ret = __region_commit(vm, r);
+	if (ret)
+		r->region.guest_phys_addr = old;
+	return ret;
 }
 
 void vm_free_regions(struct kvm_vm *vm)
@@ -295,16 +298,16 @@ void vm_free_regions(struct kvm_vm *vm)
 }
 
 /* The quirk's bit is in x86's uapi headers only: elsewhere it is absent. */
-bool kvm_slot_zap_quirk_unavailable(char *why, size_t len)
+const char *kvm_slot_zap_quirk_unavailable(char *why, size_t len)
 {
 #ifdef KVM_X86_QUIRK_SLOT_ZAP_ALL
 	if (kvm_check_cap(KVM_CAP_DISABLE_QUIRKS2) & KVM_X86_QUIRK_SLOT_ZAP_ALL)
-		return false;
+		return NULL;
 	snprintf(why, len, "KVM lacks KVM_X86_QUIRK_SLOT_ZAP_ALL in KVM_CAP_DISABLE_QUIRKS2 (6.12+, x86)");
 #else
 	snprintf(why, len, "the memslot zap quirk is x86's (no KVM_X86_QUIRK_SLOT_ZAP_ALL in these uapi headers)");
 #endif
-	return true;
+	return why;
 }
 
 void vm_disable_slot_zap_quirk(struct kvm_vm *vm)

@@ -52,7 +52,7 @@ static void write_kvm(struct json_writer *w)
 
 	json_object_begin(w, "kvm");
 	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	json_i64(w, "api_version", fd >= 0 ? ioctl(fd, KVM_GET_API_VERSION, NULL) : -1);
+	json_i64(w, "api_version", fd >= 0 ? __kvm_ioctl(fd, KVM_GET_API_VERSION, NULL) : -1);
 	if (fd >= 0)
 		close(fd);
 	json_array_begin(w, "modules");

@@ -106,10 +106,8 @@ int __perf_test_dirty_enable(struct perf_test_dirty *d, bool on)
 	for (i = 0; i < d->nr_slots; i++) {
 		ret = __vm_mem_region_set_flags(d->vm, PERF_TEST_MEM_SLOT + i,
 						on ? KVM_MEM_LOG_DIRTY_PAGES : 0);
-		if (ret) {
-			errno = -ret;
-			return fail_ioctl(d, "KVM_SET_USER_MEMORY_REGION", -1);
-		}
+		if (ret)
+			return fail_ioctl(d, "KVM_SET_USER_MEMORY_REGION", ret);
 	}
 	d->all_dirty = on && (d->manual & KVM_DIRTY_LOG_INITIALLY_SET);
 	return 0;

@@ -22,12 +22,6 @@ uint64_t perf_test_mem_size(const struct perf_test_options *o)
 	return o->vcpu_memory_bytes * o->nr_vcpus;
 }
 
-const struct option perf_test_long_options[] = {
-	{ "json", required_argument, NULL, PERF_TEST_OPT_JSON },
-	{ "profile", required_argument, NULL, PERF_TEST_OPT_PROFILE },
-	{ NULL, 0, NULL, 0 },
-};
-
 void perf_test_options_init(struct perf_test_options *o, uint64_t bytes, int nr_vcpus)
 {
 	*o = (struct perf_test_options) {
@@ -92,10 +86,10 @@ bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg)
 	case 'L':
 		o->large_pages = true;
 		return true;
-	case PERF_TEST_OPT_JSON:
+	case TEST_OPT_JSON:
 		o->json_path = arg;
 		return true;
-	case PERF_TEST_OPT_PROFILE:
+	case TEST_OPT_PROFILE:
 		profile_request(arg);
 		return true;
 	case 'x':
@@ -106,24 +100,16 @@ bool perf_test_parse_opt(struct perf_test_options *o, int opt, const char *arg)
 }
 
 int perf_test_getopt(int argc, char *argv[], const char *test_opts,
-		     struct perf_test_options *o, perf_test_help_fn help, const void *arg)
+		     struct perf_test_options *o, test_help_fn help, const void *arg)
 {
 	char optstring[128];
 	int opt;
 
-	TEST_ASSERT(snprintf(optstring, sizeof(optstring), "h%s%s", o ? PERF_TEST_OPTSTRING : "",
+	TEST_ASSERT(snprintf(optstring, sizeof(optstring), "%s%s", PERF_TEST_OPTSTRING,
 			     test_opts) < (int)sizeof(optstring), "Option string too long");
-	while ((opt = getopt_long(argc, argv, optstring, perf_test_long_options, NULL)) != -1) {
-		if (o && perf_test_parse_opt(o, opt, optarg))
-			continue;
-		if (opt == 'h' || opt == '?') {
-			help(argv[0], arg);
-			exit(opt == 'h' ? KSFT_PASS : KSFT_FAIL);
-		}
-		return opt;
-	}
-	if (optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
+	while ((opt = test_getopt(argc, argv, optstring, help, arg)) != -1)
+		if (!perf_test_parse_opt(o, opt, optarg))
+			return opt;
 	return -1;
 }
 

@@ -88,6 +88,30 @@ long parse_long(const char *opt, const char *str, long min, long max)
 	return v;
 }
 
+const struct option test_long_options[] = {
+	{ "json", required_argument, NULL, TEST_OPT_JSON },
+	{ "profile", required_argument, NULL, TEST_OPT_PROFILE },
+	{ NULL, 0, NULL, 0 },
+};
+
+int test_getopt(int argc, char *argv[], const char *optstring, test_help_fn help,
+		const void *arg)
+{
+	char opts[128];
+	int opt;
+
+	TEST_ASSERT(snprintf(opts, sizeof(opts), "h%s", optstring) < (int)sizeof(opts),
+		    "Option string too long");
+	opt = getopt_long(argc, argv, opts, test_long_options, NULL);
+	if (opt == 'h' || opt == '?') {
+		help(argv[0], arg);
+		exit(opt == 'h' ? KSFT_PASS : KSFT_FAIL);
+	}
+	if (opt == -1 && optind < argc)
+		test_usage_error("Unexpected argument '%s'", argv[optind]);
+	return opt;
+}
+
 void parse_no_options(int argc, char *argv[], const char *what)
 {
 	if (argc < 2)

@@ -176,11 +176,11 @@ static bool unmap_range(struct ms_state *s, uint64_t first, uint64_t len, uint64
 		if (gmem)
 			ret = __vm_guest_mem_punch_hole(s->vm, perf_test_args.gpa + off, n);
 		else
-			ret = madvise(hva_of(s, off), n, MADV_DONTNEED) ? -errno : 0;
+			ret = madvise(hva_of(s, off), n, MADV_DONTNEED);
 		if (ret) {
 			perf_test_fail("%s of 0x%lx bytes at offset 0x%lx: %s",
 				       gmem ? "fallocate(PUNCH_HOLE)" : "madvise(MADV_DONTNEED)",
-				       (unsigned long)n, (unsigned long)off, strerror(-ret));
+				       (unsigned long)n, (unsigned long)off, strerror(errno));
 			return false;
 		}
 		off += n;
@@ -249,7 +249,7 @@ static bool move_slot(struct ms_state *s, uint64_t gpa)
 	if (!ret)
 		return true;
 	perf_test_fail("moving slot %u to GPA 0x%lx: %s", s->move_slot,
-		       (unsigned long)gpa, strerror(-ret));
+		       (unsigned long)gpa, strerror(errno));
 	return false;
 }
 

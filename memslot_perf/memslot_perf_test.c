@@ -29,7 +29,6 @@
  * slot what the host wrote there, and that MMIO exits happen only in the
  * moving part of an active area and never for an inactive one.
  */
-#include <getopt.h>
 #include <sys/mman.h>
 
 #include "memslot_perf.h"
@@ -52,6 +51,7 @@ struct mp_params {
 	int runs;		/* -r */
 	bool verbose;		/* -v */
 	const char *no_moves;	/* why the move tests cannot run, NULL if they can */
+	char no_moves_why[256];
 	char mode_buf[16];
 };
 
@@ -191,6 +191,8 @@ static void help(const char *name, const void *defaults)
 	printf("usage: %s [-h] [-v] [-d] [-q] [-s slots] [-f first_test] [-e last_test]\n"
 	       "          [-l test_length] [-r run_count] [-m mode] [-b size] [-t type]\n"
 	       "          [--json file]\n", name);
+	printf("-v and -s are upstream's memslot_perf_test's, not the perf tests' (-v\n"
+	       "vCPUs, -s backing source): the backing source is -t here.\n");
 	printf(" -v: verbose: the memory layout\n"
 	       " -d: check every page the vCPU mapped, not only each slot's first and last\n"
 	       " -q: disable the memslot zap quirk (x86 KVM_X86_QUIRK_SLOT_ZAP_ALL) for\n"
@@ -273,10 +275,10 @@ static void parse_opt(struct mp_params *p, int opt, const char *arg)
 	case 't':
 		p->c.o.backing = parse_backing_src_type(arg);
 		break;
-	case PERF_TEST_OPT_JSON:
+	case TEST_OPT_JSON:
 		p->c.o.json_path = arg;
 		break;
-	case PERF_TEST_OPT_PROFILE:
+	case TEST_OPT_PROFILE:
 		profile_request(arg);
 		break;
 	}
@@ -287,7 +289,7 @@ static void parse_args(int argc, char *argv[], struct mp_params *p)
 	struct mp_params defaults = *p;
 	int opt;
 
-	while ((opt = perf_test_getopt(argc, argv, "vdqs:f:e:l:r:m:b:t:", NULL, help, &defaults)) != -1)
+	while ((opt = test_getopt(argc, argv, "vdqs:f:e:l:r:m:b:t:", help, &defaults)) != -1)
 		parse_opt(p, opt, optarg);
 	if (p->first > p->last)
 		test_usage_error("The first test (-f %d) comes after the last (-e %d)", p->first,
@@ -350,7 +352,8 @@ static void check_params(struct mp_params *p)
 				 vm_mem_backing_src_alias(p->c.o.backing)->name);
 	perf_test_options_check(&p->c.o, false);
 	if (p->first <= OP_MOVE_INACTIVE && p->last >= OP_MOVE_ACTIVE)
-		p->no_moves = kvm_backing_src_move_unavailable(p->c.o.backing);
+		p->no_moves = kvm_backing_src_move_unavailable(p->c.o.backing, p->no_moves_why,
+							       sizeof(p->no_moves_why));
 	if (p->no_moves && p->first >= OP_MOVE_ACTIVE && p->last <= OP_MOVE_INACTIVE)
 		test_skip("The move tests: %s", p->no_moves);
 	if (p->c.no_zap_quirk && kvm_slot_zap_quirk_unavailable(why, sizeof(why)))

@@ -6,7 +6,6 @@
  * before any work.  The stages themselves are in mmu_stress_test.c.
  */
 #include <fcntl.h>
-#include <getopt.h>
 #include <sched.h>
 #include <sys/mman.h>
 
@@ -68,10 +67,15 @@ static void default_sizes(struct mmu_params *p, bool mem_set, bool slot_set)
 		p->guest_mem = p->slot_size;
 }
 
-static void help(const char *name, const struct mmu_params *d)
+static void help(const char *name, const void *arg)
 {
+	const struct mmu_params *d = arg;
+
 	printf("usage: %s [-h] [-c vcpus] [-m guest_mem] [-s slot_size] [-t type] [-H]\n"
 	       "          [--json file]\n", name);
+	printf("-c, -m, -s and -H are upstream's mmu_stress_test's, not the perf tests'\n"
+	       "(-c CPU list, -m guest mode, -s backing source, -H host only): the\n"
+	       "backing source is -t here.\n");
 	printf(" -c: number of vCPUs (default: 3/4 of the CPUs this thread may run on: %d)\n"
 	       " -m: guest memory, spread over memslots of -s bytes that all map the\n"
 	       "     same host buffer: GiB as a bare number (upstream's), or a size such\n"
@@ -102,16 +106,12 @@ static uint64_t parse_gib_or_size(const char *what, const char *arg)
 
 static void parse_args(int argc, char *argv[], struct mmu_params *p)
 {
-	static const struct option longopts[] = {
-		{ "json", required_argument, NULL, PERF_TEST_OPT_JSON },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct mmu_params defaults = *p;
 	int opt;
 
 	default_sizes(&defaults, false, false);
 
-	while ((opt = getopt_long(argc, argv, "hc:m:s:t:H", longopts, NULL)) != -1) {
+	while ((opt = test_getopt(argc, argv, "c:m:s:t:H", help, &defaults)) != -1) {
 		switch (opt) {
 		case 'c':
 			p->nr_vcpus = parse_long("vCPU count (-c)", optarg, 1, KVM_MAX_VCPUS);
@@ -128,16 +128,14 @@ static void parse_args(int argc, char *argv[], struct mmu_params *p)
 		case 'H':
 			p->backing = VM_MEM_SRC_SHARED_HUGETLB;
 			break;
-		case PERF_TEST_OPT_JSON:
+		case TEST_OPT_JSON:
 			p->json_path = optarg;
 			break;
-		default:
+		default:	/* --profile: not this test's */
 			help(argv[0], &defaults);
-			exit(opt == 'h' ? KSFT_PASS : KSFT_FAIL);
+			exit(KSFT_FAIL);
 		}
 	}
-	if (optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
 }
 
 static __guest_code void probe_guest_code(uint64_t gva)

@@ -485,7 +485,7 @@ static int punch_phase(struct mmu_times *t)
 	ret = fault_inject("punch_skip") ? 0 :
 	      __vm_guest_mem_punch_hole(st.vm, st.gpa + mmu.alias_size, st.victim_size);
 	if (ret)
-		return perf_test_fail("fallocate(PUNCH_HOLE) of the guest_memfd: %s", strerror(-ret));
+		return perf_test_fail("fallocate(PUNCH_HOLE) of the guest_memfd: %s", strerror(errno));
 	t->punch = since(start);
 	if (remap_victim() || run_pass(ST_REMAP, &t->remap) ||
 	    check_buffer(ST_REMAP, &t->checked))

@@ -22,6 +22,18 @@ static void run(void (*fn)(const void *), const void *arg, struct child_result *
 #define EXPECT_CONTAINS(buf, s) \
 	TEST_ASSERT(strstr(buf, s), "expected \"%s\" in:\n%s", s, buf)
 
+/* @fn(@arg) in a child must exit @status with @text in its stdout or stderr (@in_err). */
+static void expect_child(void (*fn)(const void *), const void *arg, int status, bool in_err,
+			 const char *text)
+{
+	struct child_result r;
+
+	run(fn, arg, &r);
+	TEST_ASSERT(r.status == status, "%s: exit status %d, not %d", arg ? (const char *)arg : "-",
+		    r.status, status);
+	EXPECT_CONTAINS(in_err ? r.err : r.out, text);
+}
+
 static void test_sizes(void)
 {
 	static const struct { const char *in; uint64_t size; } good[] = {
@@ -156,14 +168,53 @@ static void child_no_options(const void *arg)
 
 static void test_no_options(void)
 {
-	struct child_result r;
+	expect_child(child_no_options, "-x", KSFT_FAIL, true,
+		     "prog: takes no options or arguments ('-x')");
+	expect_child(child_no_options, "-h", KSFT_PASS, false, "What prog does.");
+}
 
-	run(child_no_options, "-x", &r);
-	TEST_ASSERT(r.status == KSFT_FAIL, "exit status %d", r.status);
-	EXPECT_CONTAINS(r.err, "prog: takes no options or arguments ('-x')");
-	run(child_no_options, "-h", &r);
-	TEST_ASSERT(r.status == KSFT_PASS, "-h exit status %d", r.status);
-	EXPECT_CONTAINS(r.out, "What prog does.");
+static void getopt_help(const char *name, const void *arg)
+{
+	printf("usage: %s %s\n", name, (const char *)arg);
+}
+
+/* "prog -a -b 5 @arg": what test_getopt() returned, one line each. */
+static void child_getopt(const void *arg)
+{
+	char prog[] = "prog", a[] = "-a", b[] = "-b", five[] = "5", *argv[6];
+	int opt;
+
+	argv[0] = prog;
+	argv[1] = a;
+	argv[2] = b;
+	argv[3] = five;
+	argv[4] = (char *)arg;
+	argv[5] = NULL;
+	optind = 1;
+	while ((opt = test_getopt(arg ? 5 : 4, argv, "ab:", getopt_help, "[-a] [-b n]")) != -1)
+		printf("opt %d %s\n", opt, optarg ? optarg : "-");
+}
+
+static void test_getopt_loop(void)
+{
+	static const struct {
+		const char *arg;
+		int status;
+		bool in_err;
+		const char *text;
+	} cases[] = {
+		{ NULL, KSFT_PASS, false, "opt 97 -\nopt 98 5\n" },
+		{ "--json=out.json", KSFT_PASS, false, "opt 256 out.json\n" },
+		{ "-h", KSFT_PASS, false, "usage: prog [-a] [-b n]" },
+		{ "-z", KSFT_FAIL, true, "invalid option" },
+		{ "-z", KSFT_FAIL, false, "usage: prog [-a] [-b n]" },
+		{ "stray", KSFT_FAIL, true, "Unexpected argument 'stray'" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		expect_child(child_getopt, cases[i].arg, cases[i].status, cases[i].in_err,
+			     cases[i].text);
 }
 
 static void test_timespec(void)
@@ -194,6 +245,7 @@ static const struct {
 	{ "failure block fields", test_failure_block },
 	{ "TEST_REQUIRE skips with exit 4", test_skip_exit },
 	{ "tests without options refuse arguments", test_no_options },
+	{ "test_getopt: options, -h, unknown option, stray argument", test_getopt_loop },
 	{ "timespec arithmetic", test_timespec },
 };
 

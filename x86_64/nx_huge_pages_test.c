@@ -19,7 +19,6 @@
  * with the mitigation and in one that disabled it.  Without CAP_SYS_BOOT
  * disabling it must fail with EPERM (checked in a child that drops it).
  */
-#include <getopt.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -27,7 +26,6 @@
 #include "fault_inject.h"
 #include "kvm_params.h"
 #include "perf_report.h"
-#include "perf_test_util.h"
 #include "processor.h"
 
 #define HPAGE_SLOT		10
@@ -87,9 +85,11 @@ static __guest_code void guest_code(void)
 	GUEST_DONE();
 }
 
-static void help(const char *name)
+static void help(const char *name, const void *arg)
 {
 	printf("usage: %s [-h] [-p period_ms] [-t token] [-r] [--json file]\n"
+	       "-p is upstream's nx_huge_pages_test's, not the perf tests' (guest-physical\n"
+	       "offset).\n"
 	       " -p: the NX recovery period in milliseconds the test sets (default: %d)\n"
 	       " -t: accepted for upstream's wrapper script; the test sets up and\n"
 	       "     restores the kvm parameters itself\n"
@@ -104,7 +104,7 @@ static void parse_args(int argc, char *argv[], struct nx_params *p)
 {
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "hp:t:r", perf_test_long_options, NULL)) != -1) {
+	while ((opt = test_getopt(argc, argv, "p:t:r", help, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			p->period_ms = parse_long("recovery period (-p)", optarg, 1, 60000);
@@ -115,19 +115,14 @@ static void parse_args(int argc, char *argv[], struct nx_params *p)
 		case 'r':
 			p->reboot = true;
 			break;
-		case PERF_TEST_OPT_JSON:
+		case TEST_OPT_JSON:
 			p->json_path = optarg;
 			break;
-		case 'h':
-			help(argv[0]);
-			exit(KSFT_PASS);
-		default:
-			help(argv[0]);
+		default:	/* --profile: not this test's */
+			help(argv[0], NULL);
 			exit(KSFT_FAIL);
 		}
 	}
-	if (optind < argc)
-		test_usage_error("Unexpected argument '%s'", argv[optind]);
 }
 
 static bool cap_sys_boot(void)

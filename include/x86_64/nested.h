@@ -29,8 +29,8 @@ struct nested_vendor {
 	/* Entry bits of L1's tables for L2: table entries and leaves. */
 	uint64_t table_flags;
 	uint64_t leaf_flags;
-	/* Host: false with the reason if KVM's guest CPUID lacks a need. */
-	bool (*available)(char *why, size_t len);
+	/* Host: NULL, or why not (in @why) if KVM's guest CPUID lacks a need. */
+	const char *(*unavailable)(char *why, size_t len);
 	/* Host: the largest leaf L1's tables for L2 may use (1G, 2M). */
 	uint64_t (*leaf_size)(struct kvm_vm *vm);
 	/* Host: fill the control block: L2 starts at @rip, @rsp. */

@@ -48,7 +48,8 @@ static int vgic_attr(int fd, bool set, uint32_t group, uint64_t attr, void *val)
 		.group = group, .attr = attr, .addr = (uintptr_t)val,
 	};
 
-	return __kvm_ioctl(fd, set ? KVM_SET_DEVICE_ATTR : KVM_GET_DEVICE_ATTR, &a);
+	return set ? __kvm_ioctl(fd, KVM_SET_DEVICE_ATTR, &a) :
+		     __kvm_ioctl(fd, KVM_GET_DEVICE_ATTR, &a);
 }
 
 static void vgic_set(struct kvm_vm *vm, uint32_t group, uint64_t attr, void *val)

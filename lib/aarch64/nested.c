@@ -8,10 +8,10 @@
 
 #include "processor.h"
 
-bool nested_arch_unavailable(char *why, size_t len)
+const char *nested_arch_unavailable(char *why, size_t len)
 {
 	snprintf(why, len, "Nested vCPUs (-n): not on arm64 (no guest hypervisor at EL2 in this suite)");
-	return true;
+	return why;
 }
 
 uint64_t nested_arch_extra_pages(uint32_t nr_vcpus, uint64_t bytes)

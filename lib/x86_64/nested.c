@@ -50,15 +50,15 @@ static const struct nested_vendor *nested_vendor(char *why, size_t len)
 	for (i = 0; i < ARRAY_SIZE(vendors); i++) {
 		v = vendors[i];
 		if (cpuid_has(v->cpuid_function, v->cpuid_ecx_bit))
-			return v->available(why, len) ? v : NULL;
+			return v->unavailable(why, len) ? NULL : v;
 	}
 	snprintf(why, len, "Nested vCPUs (-n): no svm or vmx in the guest CPUID this KVM offers: it cannot run nested guests");
 	return NULL;
 }
 
-bool nested_arch_unavailable(char *why, size_t len)
+const char *nested_arch_unavailable(char *why, size_t len)
 {
-	return !nested_vendor(why, len);
+	return nested_vendor(why, len) ? NULL : why;
 }
 
 static const struct nested_vendor *vendor_or_fail(void)

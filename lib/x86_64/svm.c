@@ -115,14 +115,14 @@ static uint64_t svm_leaf_size(struct kvm_vm *vm)
 	return sizes[0];
 }
 
-static bool svm_available(char *why, size_t len)
+static const char *svm_unavailable(char *why, size_t len)
 {
 	const struct kvm_cpuid_entry2 *e = kvm_get_supported_cpuid_entry(0x8000000a, 0);
 
 	if (e && (e->edx & CPUID_SVM_EDX_NP))
-		return true;
+		return NULL;
 	snprintf(why, len, "Nested vCPUs (-n): KVM offers SVM without nested paging (NPT) to its guests");
-	return false;
+	return why;
 }
 
 /* A kvm_segment as the VMCB's compressed attributes hold it. */
@@ -218,7 +218,7 @@ const struct nested_vendor nested_svm = {
 	.module = "kvm_amd",
 	.table_flags = NPT_FLAGS,
 	.leaf_flags = NPT_FLAGS,
-	.available = svm_available,
+	.unavailable = svm_unavailable,
 	.leaf_size = svm_leaf_size,
 	.vcpu_setup = svm_vcpu_setup,
 	.l1_code = svm_l1_code,

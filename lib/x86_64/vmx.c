@@ -84,7 +84,7 @@ static bool may_set(uint64_t ctl_msr, uint32_t bits)
 	return ((ctl_msr >> 32) & bits) == bits;
 }
 
-static bool vmx_available(char *why, size_t len)
+static const char *vmx_unavailable(char *why, size_t len)
 {
 	const char *lack = NULL;
 	struct vmx_caps c;
@@ -101,9 +101,9 @@ static bool vmx_available(char *why, size_t len)
 	else if (!may_set(c.procbased, CPU_USE_MSR_BITMAPS))
 		lack = "offers VMX without MSR bitmaps";
 	if (!lack)
-		return true;
+		return NULL;
 	snprintf(why, len, "Nested vCPUs (-n): this KVM %s", lack);
-	return false;
+	return why;
 }
 
 static uint64_t vmx_leaf_size(struct kvm_vm *vm)
@@ -452,7 +452,7 @@ const struct nested_vendor nested_vmx = {
 	.module = "kvm_intel",
 	.table_flags = EPT_RWX,
 	.leaf_flags = EPT_RWX | EPT_LEAF_MEMTYPE_WB,
-	.available = vmx_available,
+	.unavailable = vmx_unavailable,
 	.leaf_size = vmx_leaf_size,
 	.vcpu_setup = vmx_vcpu_setup,
 	.l1_code = vmx_l1_code,
