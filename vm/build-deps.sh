@@ -3,13 +3,11 @@
 # wrappers of bench/kvmbench/build.py (python3 -m kvmbench.build), where
 # the package lists, the make command and the arch names live.
 
-# kvmbench_build ARGS...: python3 -m kvmbench.build ARGS (python3
-# installed first where it is missing).
-kvmbench_build() {
-	command -v python3 >/dev/null || bootstrap_python3 || return 1
-	PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bench${PYTHONPATH:+:$PYTHONPATH}" \
-		python3 -m kvmbench.build "$@"
-}
+# shellcheck source=vm/py.sh
+. "$(dirname "${BASH_SOURCE[0]}")/py.sh"
+
+# kvmbench_build ARGS...: python3 -m kvmbench.build ARGS.
+kvmbench_build() { kvmbench_py build "$@"; }
 
 # ensure_build_deps ARCH|clang...: install what building the suite for
 # each ARCH (x86_64, arm64; "clang": clang and its runtimes) needs; as
@@ -28,16 +26,3 @@ packages_missing() { kvmbench_build missing "$@"; }
 # that are missing.
 ensure_packages() { kvmbench_build packages "$@"; }
 install_packages() { (($# == 0)) || kvmbench_build packages "$@"; }
-
-# bootstrap_python3: install python3 with apt-get (as root; otherwise
-# print the command and fail).
-bootstrap_python3() {
-	if ((EUID != 0)); then
-		echo "missing packages; run: sudo apt-get update && sudo apt-get install -y python3" >&2
-		return 1
-	fi
-	echo "installing: python3" >&2
-	apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 &&
-		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install \
-			-y -qq --no-install-recommends python3 >&2
-}
