@@ -20,7 +20,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from kvmbench import bisect, compare, perf, render, results, runner, stats_cli  # noqa: E402
 from kvmbench import build, cli, cover, debian, kvm_tree, lavajobs, lavasuite  # noqa: E402
-from kvmbench import tap as tapmod  # noqa: E402
+from kvmbench import tap as tapmod, vm  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 # A fake perf test: writes time_ns from its directory's "base" file and
@@ -382,6 +382,122 @@ class Tap(unittest.TestCase):
             'not ok 4 arm64 6.1: job 8 Incomplete # timed out',
             'not ok 5 arm64 6.12: job 9 reported no test case'])
         self.assertEqual(w.summary(), '1 passed, 3 failed, 1 skipped')
+
+
+class VmRun(unittest.TestCase):
+    """kvmbench.vm: vm/run's options and checks, without a boot."""
+
+    def parse_err(self, *argv):
+        with self.assertRaises(vm.Exit) as c:
+            vm.parse(argv, host='x86_64')
+        return c.exception.status, c.exception.msg, c.exception.usage
+
+    def test_defaults(self):
+        a = vm.parse(['--', './t', '-x'], host='x86_64')
+        self.assertEqual((a.arch, a.emu, a.smp, a.mem, a.mem_mib, a.numa, a.timeout, a.accel,
+                          a.cmd), ('x86_64', 'qemu', 2, '2G', 2048, 1, 3600, 'auto', ['./t', '-x']))
+        a = vm.parse(['--arch=aarch64', '--mem', '1536M', '-v', '--cpu', ''], host='x86_64')
+        self.assertEqual((a.arch, a.mem_mib, a.verbose, a.cpu), ('arm64', 1536, True, ''))
+        self.assertEqual(vm.parse(['--cpu', 'intel'], host='x86_64').emu, 'bochs')
+
+    def test_usage_errors(self):
+        for argv, msg in (
+                (['--bogus'], 'unknown option --bogus'),
+                (['--bogus=1'], 'unknown option --bogus'),
+                (['--smp'], 'option --smp needs a value'),
+                (['foo'], "unexpected argument 'foo' (use -- CMD to run a command)"),
+                (['--'], '-- needs a command'),
+                (['--arch', 'mips'], "unknown arch 'mips' (x86_64 or arm64)"),
+                (['--cpu', 'via'], "bad --cpu 'via' (amd or intel)"),
+                (['--arch', 'arm64', '--cpu', 'amd'], '--cpu amd is for --arch x86_64 only'),
+                (['--smp', '0'], "bad --smp '0'"),
+                (['--smp', '2', '--numa', '3'], '--numa 3 needs at least as many CPUs (--smp 2)'),
+                (['--hugepages', '-1'], "bad --hugepages '-1'"),
+                (['--timeout', '0'], "bad --timeout '0'"),
+                (['--mem', '64M'], "bad --mem '64M' (e.g. 2G, 1536M; at least 128M)"),
+                (['--mem', '200M', '--numa', '4', '--smp', '4'], '--mem 200M too small for --numa 4'),
+                (['--accel', 'hvf'], "bad --accel 'hvf' (auto, kvm or tcg)"),
+                (['--cpu', 'intel', '--accel', 'tcg'], '--accel tcg: --cpu intel always runs under Bochs'),
+                (['--cpu', 'intel', '--mem', '9G'], '--mem 9G: at most 8G under Bochs (--cpu intel)'),
+                (['--modules', '/'], '--modules needs --kernel'),
+                (['--debian-kernel', '6.12', '--kernel', '/x'], '--debian-kernel and --kernel exclude each other'),
+                (['--debian-kernel', '6.x'], "bad --debian-kernel '6.x' (e.g. 6.12, 6.12.115+deb12, 6.1.0-57)"),
+                (['--kernel', '/nonexistent'], "kernel '/nonexistent' not found"),
+                (['--kvm-modules', '/nonexistent'], "--kvm-modules dir '/nonexistent' not found"),
+                (['--kernel', __file__, '--kvm-modules', '/'], "--kvm-modules needs the kernel's modules")):
+            status, got, usage = self.parse_err(*argv)
+            self.assertEqual((status, usage), (2, True), argv)
+            self.assertTrue(got.startswith(msg), (argv, got))
+        self.assertEqual(self.parse_err('--smp', 'x', '-h')[0], 0)
+        self.assertEqual(self.parse_err('--bogus', '-h')[:2], (2, 'unknown option --bogus'))
+
+    def test_mem(self):
+        self.assertEqual([vm.mem_mib(m) for m in ('2G', '2048', '1536m', '1048576K', '1T', 'G', '')],
+                         [2048, 2048, 1536, 1024, 1048576, None, None])
+
+    def test_dir_checks(self):
+        with tempfile.TemporaryDirectory() as d:
+            a = vm.parse(['--dir', d], host='x86_64')
+            with self.assertRaises(vm.Exit) as c:
+                vm.check_dir(a)
+            self.assertEqual(c.exception.msg, "no kselftest-list.txt in '%s'" % d)
+            a = vm.parse(['--dir', d, '--list-first', '--', './t'], host='x86_64')
+            open(os.path.join(d, 'kselftest-list.txt'), 'w').close()
+            self.assertIsNone(vm.check_dir(a))
+            a = vm.parse(['--dir', d, '--export', d, '--', './t'], host='x86_64')
+            with self.assertRaisesRegex(vm.Exit, '--export takes no CMD'):
+                vm.check_dir(a)
+            a = vm.parse(['--dir', d, '--list-first'], host='x86_64')
+            with self.assertRaisesRegex(vm.Exit, '--list-first needs -- CMD'):
+                vm.check_dir(a)
+            # The default tree is found where it is, never rebuilt.
+            tree = build.tree_path('x86_64', d)
+            os.makedirs(tree)
+            self.assertEqual(vm.default_dir(a, repo=d), tree)
+
+    def test_accel(self):
+        a = vm.parse(['--arch', 'arm64'], host='x86_64')
+        self.assertEqual(vm.choose_accel(a, host='x86_64'), 'tcg')
+        a = vm.parse(['--arch', 'arm64', '--accel', 'kvm'], host='x86_64')
+        with self.assertRaisesRegex(vm.Exit, 'cannot run an arm64 guest on an x86_64 host'):
+            vm.choose_accel(a, host='x86_64')
+        self.assertEqual(vm.choose_accel(vm.parse(['--accel', 'tcg'], host='x86_64')), 'tcg')
+
+    def test_seam(self):
+        a = vm.parse(['--dir', '/t', '--hugepages', '3', '--', 'sh', '-c', "echo 'a b'"],
+                     host='x86_64')
+        a.accel = 'tcg'
+        w = vm.boot_words(a, '1.5')
+        self.assertEqual(w[-4:], ['--', 'sh', '-c', "echo 'a b'"])
+        self.assertIn('HUGEPAGES=3', w)
+        self.assertIn('T_START=1.5', w)
+        # vm/boot.sh takes exactly these names, and nothing else.
+        sh = os.path.join(os.path.dirname(BENCH), 'vm', 'boot.sh')
+        with open(sh) as f:
+            text = f.read()
+        for kv in w[:w.index('--')]:
+            self.assertIn(kv.split('=')[0] + '=*', text)
+        p = subprocess.run(['bash', sh, 'BOGUS=1'], stderr=subprocess.PIPE, text=True)
+        self.assertEqual((p.returncode, p.stderr.strip()),
+                         (2, "vm/run: vm/boot.sh: unknown setting 'BOGUS=1' (run vm/run)"))
+
+    def test_run_args(self):
+        self.assertEqual(vm.run_args('arm64', '6.12', '/t', ['./x', '-b', '4M'], smp=4,
+                                     verbose=True, numa=None)[1:],
+                         ['--arch', 'arm64', '--debian-kernel', '6.12', '--dir', '/t', '--smp', '4',
+                          '--verbose', '--', './x', '-b', '4M'])
+
+    def test_entry(self):
+        run = os.path.join(os.path.dirname(BENCH), 'vm', 'run')
+        p = subprocess.run([run, '--smp', 'x'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr.splitlines()[:2], [
+            "vm/run: bad --smp 'x'", 'usage: vm/run [--arch x86_64|arm64] [--cpu amd|intel] '
+            '[--dir DIR] [--debian-kernel VERSION]'])
+        p = subprocess.run([run, '--help'], stdout=subprocess.PIPE, text=True)
+        self.assertEqual((p.returncode, p.stdout), (0, vm.USAGE))
+        self.assertIs(runner.check_cpu, vm.check_cpu)
 
 
 class CompareOptions(unittest.TestCase):

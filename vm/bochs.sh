@@ -5,14 +5,14 @@
 # ISO that the Bochs BIOS boots from an emulated CD-ROM.  The serial port
 # writes into vm/run's console FIFO.  Operations, as vm/qemu.sh has them:
 #   bochs_tools          check:package pairs of what this emulator needs
-#   bochs_check_args     usage errors for what Bochs does not support
 #   bochs_kernel PATH    print the image to boot (a bzImage) or fail
 #   bochs_boot_timeout   default seconds to reach guest init
 #   bochs_command        fill EMU_CMD (and write the ISO and bochsrc)
 #   bochs_stdout         where the emulator's stdout goes
 #   bochs_stderr         filter for the emulator's stderr
-# Sourced by vm/run; uses its globals (ARCH, SMP, MEM_MIB, NUMA, ACCEL,
-# KERNEL, WORK, VERBOSE) and info(), die_usage().
+# Sourced by vm/boot.sh (what Bochs does not support is refused by vm/run's
+# checks, bench/kvmbench/vm.py); uses its globals (ARCH, SMP, MEM_MIB,
+# KERNEL, WORK, VERBOSE) and info().
 
 # A Bochs CPU model with VMX, EPT and VPID (also: corei7_skylake_x,
 # corei7_icelake_u).
@@ -28,13 +28,6 @@ bochs_tools() {
 	echo bochs-bin:bochs /usr/share/bochs/BIOS-bochs-latest:bochsbios \
 		/usr/share/vgabios/vgabios.bin:vgabios grub-mkrescue:grub-common \
 		/usr/lib/grub/i386-pc/cdboot.img:grub-pc-bin xorriso:xorriso mformat:mtools
-}
-
-bochs_check_args() {
-	[[ $ARCH == x86_64 ]] || die_usage "--cpu intel needs --arch x86_64 (Bochs emulates x86 only)"
-	[[ $ACCEL == auto ]] || die_usage "--accel $ACCEL: --cpu intel always runs under Bochs"
-	((NUMA == 1)) || die_usage "--numa $NUMA: Bochs emulates no NUMA (--cpu intel)"
-	((MEM_MIB <= 8192)) || die_usage "--mem $MEM: at most 8G under Bochs (--cpu intel)"
 }
 
 # GRUB's linux loader boots bzImages, not the ELF vmlinux QEMU takes.

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Host-side helpers for vm/run: host package checks, the download cache of
 # stock Debian kernels / static busybox, and KVM module selection.
-# Sourced by vm/run; expects die(), info() and the globals documented there,
+# Sourced by vm/boot.sh; expects die(), info() and the globals documented there,
 # and install_packages() (vm/build-deps.sh).
 
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/kvm-selftests"

@@ -25,6 +25,10 @@ layers, each usable alone:
              kselftest install (build_suite, ensure_tree), vm/run's
              options for a kernel (kernel_args); vm/build-deps.sh wraps it
              for shell scripts
+  tap        the one TAP writer (Tap, line; tap() for a unittest module;
+             shell scripts through vm/py.sh's tap_result)
+  vm         vm/run's options, checks, default build and accelerator,
+             before vm/boot.sh boots; run_args() builds a vm/run command
   compare    bench/compare: options, the order A B B A ..., batches a look
              of --until within --budget, the report
   bisect     bench/bisect-run: one kernel judged against a baseline, or

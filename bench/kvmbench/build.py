@@ -41,6 +41,10 @@ class BuildError(Exception):
     """The build or its packages failed: the message says which."""
 
 
+class DepsError(BuildError):
+    """The build's packages are missing and cannot be installed."""
+
+
 def arch_name(arch):
     """@arch as vm/run names it (x86_64, arm64); ValueError(why) if it
     is none of ours."""
@@ -113,11 +117,11 @@ def missing(pkgs):
 def install(pkgs):
     """Install @pkgs (as root; adds dpkg's arm64 architecture if one is
     :arm64), waiting for another install's lock; BuildError if that
-    fails or we are not root (its message: the command to run)."""
+    fails or we are not root (DepsError; its message: the command to run)."""
     if not pkgs:
         return
     if os.geteuid() != 0:
-        raise BuildError('missing packages; run: sudo dpkg --add-architecture arm64 && '
+        raise DepsError('missing packages; run: sudo dpkg --add-architecture arm64 && '
                          'sudo apt-get update && sudo apt-get install -y ' + ' '.join(pkgs))
     if any(p.endswith(':arm64') for p in pkgs):
         foreign = subprocess.run(['dpkg', '--print-foreign-architectures'],
@@ -134,7 +138,7 @@ def install(pkgs):
             subprocess.call(['apt-get'] + lock + ['install', '-y', '-qq',
                                                   '--no-install-recommends'] + pkgs,
                             stdout=out, env=env)):
-        raise BuildError('apt-get install %s failed' % ' '.join(pkgs))
+        raise DepsError('apt-get install %s failed' % ' '.join(pkgs))
 
 
 def ensure_packages(pkgs):

@@ -24,6 +24,7 @@ import sys
 import time
 
 from . import build as _build
+from . import vm as _vm
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GUEST_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'guest.sh')
@@ -34,6 +35,7 @@ KERNEL_VERSION = _build.KERNEL_VERSION
 arch_dir = _build.arch_dir
 host_arch = _build.host_arch
 kernel_args = _build.kernel_args
+check_cpu = _vm.check_cpu
 
 Run = collections.namedtuple('Run', 'side idx warm args')
 
@@ -66,16 +68,6 @@ def host_kvm_why(test_dir):
     p = subprocess.run(['bash', '-c', script, REPO, test_dir], stdout=subprocess.PIPE,
                        text=True)
     return '' if p.returncode == 0 else (p.stdout or 'probe failed')
-
-def check_cpu(cpu, arch):
-    """Why vm/run's --cpu @cpu does not go with @arch, or None."""
-    if not cpu:
-        return None
-    if cpu not in ('amd', 'intel'):
-        return "bad --cpu '%s' (amd or intel)" % cpu
-    if arch != 'x86_64':
-        return '--cpu %s is for --arch x86_64 only' % cpu
-    return None
 
 def clock_pick(clock, cpu, smp):
     """The clock of a bench run: @clock (--clock) if given; bochs with

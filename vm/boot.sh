@@ -1,0 +1,208 @@
+#!/bin/bash
+# vm/boot.sh: the boot half of vm/run, run by its Python half
+# (bench/kvmbench/vm.py) with the checked settings as NAME=VALUE words,
+# then -- and the guest command: fetch the kernel (vm/fetch.sh), make the
+# initramfs, run QEMU (vm/qemu.sh) or Bochs (vm/bochs.sh) and turn its
+# console into vm/run's output and exit status (vm/console.sh).  Not a
+# user command: run vm/run.
+set -euo pipefail
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(dirname "$VM_DIR")
+# shellcheck source=vm/fetch.sh
+. "$VM_DIR/fetch.sh"
+# shellcheck source=vm/console.sh
+. "$VM_DIR/console.sh"
+# shellcheck source=vm/qemu.sh
+. "$VM_DIR/qemu.sh"
+# shellcheck source=vm/build-deps.sh
+. "$VM_DIR/build-deps.sh"
+# shellcheck source=vm/bochs.sh
+. "$VM_DIR/bochs.sh"
+
+info() { echo "vm/run: $*" >&2; }
+die() {
+	info "$*"
+	exit 2
+}
+die_env() {
+	info "$*"
+	exit 6
+}
+
+# Pick kernel + module tree: --kernel/--modules, --debian-kernel, or the
+# cached stock kernel.
+choose_kernel() {
+	local kdir
+	if [[ -n $KERNEL ]]; then
+		if ! is_kernel_image "$ARCH" "$KERNEL"; then
+			info "$KERNEL is not a bootable $ARCH kernel image"
+			exit 3
+		fi
+		KERNEL=$("${EMU}_kernel" "$KERNEL" given) || exit
+		MODTREE=$MODULES
+		return 0
+	fi
+	if [[ -n $DEBIAN_KERNEL ]]; then
+		kdir=$(debian_kernel_dir "$DEBIAN_KERNEL" "$ARCH")
+	else
+		kdir=$(stock_kernel_dir "$ARCH")
+	fi
+	KERNEL=$(find "$kdir/boot" -name 'vmlinuz-*' | sort -V | tail -n1)
+	[[ -n $KERNEL ]] || die_env "no vmlinuz in $kdir (remove it to re-download)"
+	KERNEL=$("${EMU}_kernel" "$KERNEL" stock) || exit
+	MODTREE=$(find "$kdir/lib/modules" -mindepth 1 -maxdepth 1 -type d | sort -V | tail -n1)
+}
+
+# --kvm-modules: refuse a tree built for another release than the
+# kernel's (its modules tree's name) before the boot; boot its kernel if
+# it has one (arm64).
+choose_kvm_modules() {
+	local img
+	[[ -n $KVM_MODULES ]] || return 0
+	[[ -n $MODTREE ]] ||
+		die "--kvm-modules needs the kernel's modules: --debian-kernel, the stock kernel or --kernel with --modules"
+	img=$(check_kvm_modules "$KVM_MODULES" "${MODTREE##*/}") || exit
+	[[ -z $img ]] || KERNEL=$("${EMU}_kernel" "$img" given) || exit
+}
+
+# Single-quote $1 for a POSIX shell.
+shquote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+
+build_initramfs() {
+	local root=$WORK/root busybox a cmd='' mode
+	mkdir -p "$root"/{bin,sbin,etc/vmrun,proc,sys,dev,tmp,root,lib/modules}
+	busybox=$(static_busybox "$ARCH")
+	cp "$busybox" "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
+	install -m 755 "$VM_DIR/init" "$root/init"
+	install -m 755 "$REPO_DIR/testcases/run.sh" "$root/etc/vmrun/run-cases"
+	cp -al "$DIR" "$root/tests" 2>/dev/null || {
+		rm -rf "$root/tests"
+		cp -a "$DIR" "$root/tests"
+	}
+	if [[ -n $MODTREE ]]; then
+		install_kvm_modules "$MODTREE" "$root" "$ARCH" "$KVM_MODULES"
+	fi
+	for a in "${CMD[@]}"; do cmd+="$(shquote "$a") "; done
+	mode=tests
+	((${#CMD[@]} == 0)) || mode=cmd
+	((!LIST_FIRST)) || mode=both
+	[[ -z $EXPORT ]] || mode=lava
+	{
+		echo "MODE=$mode"
+		echo "HUGEPAGES=$HUGEPAGES"
+		echo "CMD=$(shquote "$cmd")"
+	} >"$root/etc/vmrun/conf"
+	(cd "$root" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet) >"$WORK/initrd.cpio"
+	rm -rf "$root"
+}
+
+# --export: the boot's pieces for a LAVA job, then exit.
+export_boot() {
+	mkdir -p "$EXPORT" || die "cannot create '$EXPORT'"
+	cp "$KERNEL" "$EXPORT/kernel"
+	gzip -1 -c "$WORK/initrd.cpio" >"$EXPORT/initrd.cpio.gz"
+	VERBOSE=1 qemu_command	# LAVA waits for the "Linux version" banner
+	local i
+	for ((i = 0; i < ${#EMU_CMD[@]}; i++)); do
+		[[ ${EMU_CMD[i]} != -append ]] || echo "${EMU_CMD[i + 1]}" >"$EXPORT/cmdline"
+	done
+	exit 0
+}
+
+# On exit: stop the emulator if it still runs (timeout passes the signal on), and
+# remove the work dir.
+# shellcheck disable=SC2317  # called from the EXIT trap
+cleanup() {
+	if [[ -n ${QPID:-} ]]; then
+		kill -TERM "$QPID" 2>/dev/null || true
+		wait "$QPID" 2>/dev/null || true
+	fi
+	rm -rf "${WORK:-}"
+}
+
+# The settings vm/run's Python part settled: NAME=VALUE words, then --
+# and the guest command.
+read_settings() {
+	local kv
+	while (($#)); do
+		kv=$1
+		shift
+		case "$kv" in
+		--) break ;;
+		ARCH=* | CPU=* | EMU=* | DIR=* | KERNEL=* | MODULES=* | KVM_MODULES=* | DEBIAN_KERNEL=* | \
+			SMP=* | MEM=* | MEM_MIB=* | NUMA=* | HUGEPAGES=* | TIMEOUT=* | ACCEL=* | VERBOSE=* | \
+			LIST_FIRST=* | EXPORT=* | T_START=*)
+			printf -v "${kv%%=*}" '%s' "${kv#*=}"
+			;;
+		*) die "vm/boot.sh: unknown setting '$kv' (run vm/run)" ;;
+		esac
+	done
+	CMD=("$@")
+}
+
+main() {
+	read_settings "$@"
+	TIMING=${VMRUN_TIMING:-$VERBOSE}
+	BOOT_TIMEOUT=${VMRUN_BOOT_TIMEOUT:-$("${EMU}_boot_timeout")}
+	# shellcheck disable=SC2046 # a list of check:package words
+	ensure_host_tools "$ARCH" $("${EMU}_tools")
+	choose_kernel
+	choose_kvm_modules
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/vmrun.XXXXXX")
+	QPID=''
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	trap 'exit 129' HUP
+	build_initramfs
+	[[ -z $EXPORT ]] || export_boot
+	((TIMING)) && info "initramfs ready after $(elapsed "$T_START") s"
+	mkfifo "$WORK/console"
+	"${EMU}_command"
+	((VERBOSE)) && info "cpu=${CPU:-default} accel=$ACCEL kernel=$KERNEL" && info "${EMU_CMD[*]}"
+	((TIMING)) && info "$EMU ready after $(elapsed "$T_START") s"
+	local rc outcome fpid fd
+	set +e
+	# The emulator and the filter run in the background, connected by a
+	# FIFO (QEMU's stdout, Bochs' serial port file), so that the INT/TERM
+	# traps run at once and can stop the emulator (via timeout).
+	timeout --foreground -k 10 "$TIMEOUT" "${EMU_CMD[@]}" </dev/null \
+		>"$("${EMU}_stdout")" 2> >("${EMU}_stderr") &
+	QPID=$!
+	filter_console "$QPID" <"$WORK/console" &
+	fpid=$!
+	wait "$QPID"
+	rc=$?
+	QPID=''
+	# An emulator that died before opening the FIFO leaves the filter
+	# blocked in open(): a read-write open never blocks and releases it.
+	exec {fd}<>"$WORK/console"
+	exec {fd}>&-
+	wait "$fpid"
+	set -e
+	outcome=$(cat "$WORK/outcome" 2>/dev/null || echo died)
+	if [[ $outcome == boothang ]]; then
+		info "guest init did not start within $BOOT_TIMEOUT s (hung boot; try --verbose)"
+		exit 3
+	fi
+	if ((rc == 124 || rc == 137)); then
+		info "whole-VM timeout: killed after $TIMEOUT s (--timeout)"
+		exit 124
+	fi
+	case "$outcome" in
+	"exit "*) exit "${outcome#exit }" ;;
+	nokvm)
+		info "/dev/kvm missing in the guest"
+		exit 5
+		;;
+	*)
+		"${EMU}_diagnose"
+		info "VM died without reporting a status (kernel panic or $EMU error; $EMU exit $rc; try --verbose)"
+		exit 3
+		;;
+	esac
+}
+
+main "$@"
