@@ -20,7 +20,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from kvmbench import bisect, compare, perf, render, results, runner, stats_cli  # noqa: E402
 from kvmbench import build, cli, cover, debian, kvm_tree, lavajobs, lavasuite  # noqa: E402
-from kvmbench import tap as tapmod, vm  # noqa: E402
+from kvmbench import fetch, tap as tapmod, vm  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 # A fake perf test: writes time_ns from its directory's "base" file and
@@ -498,6 +498,113 @@ class VmRun(unittest.TestCase):
         p = subprocess.run([run, '--help'], stdout=subprocess.PIPE, text=True)
         self.assertEqual((p.returncode, p.stdout), (0, vm.USAGE))
         self.assertIs(runner.check_cpu, vm.check_cpu)
+
+
+class Fetch(unittest.TestCase):
+    """kvmbench.fetch: kernel versions, the cache, kernel images (no download)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.old = os.environ.get('XDG_CACHE_HOME')
+        os.environ['XDG_CACHE_HOME'] = self.tmp.name
+        self.cache = os.path.join(self.tmp.name, 'kvm-selftests')
+
+    def tearDown(self):
+        if self.old is None:
+            os.environ.pop('XDG_CACHE_HOME')
+        else:
+            os.environ['XDG_CACHE_HOME'] = self.old
+        self.tmp.cleanup()
+
+    def pkg(self, name, image=b'\x7fELF', modules='6.1.0-10-amd64'):
+        d = os.path.join(self.cache, name)
+        os.makedirs(os.path.join(d, 'boot'))
+        os.makedirs(os.path.join(d, 'lib', 'modules', modules))
+        with open(os.path.join(d, 'boot', 'vmlinuz-' + modules), 'wb') as f:
+            f.write(image)
+        open(os.path.join(d, '.complete'), 'w').close()
+        return d
+
+    def test_versions(self):
+        names = ['linux-image-6.1.0-9-amd64', 'linux-image-6.1.0-10-amd64',
+                 'linux-image-6.12.9+deb12-amd64', 'linux-image-6.12.10+deb12-amd64',
+                 'linux-image-6.12.10+deb12-cloud-amd64', 'linux-image-amd64',
+                 'linux-image-6.1.0-10-arm64']
+        v = fetch.debian_kernel_versions('amd64', names)
+        self.assertEqual(v, ['6.1.0-9', '6.1.0-10', '6.12.9+deb12', '6.12.10+deb12'])
+        self.assertEqual(fetch.pick_version('6.12', v, 'amd64'), '6.12.10+deb12')
+        self.assertEqual(fetch.pick_version('6.1', v, 'amd64'), '6.1.0-10')
+        self.assertEqual(fetch.pick_version('6.1.0-9', v, 'amd64'), '6.1.0-9')
+        with self.assertRaises(fetch.FetchError) as c:
+            fetch.pick_version('6.99', v, 'amd64')
+        self.assertEqual((c.exception.status, str(c.exception)),
+                         (2, "no Debian kernel '6.99' for amd64; there are: 6.1.0-9 6.1.0-10 "
+                          "6.12.9+deb12 6.12.10+deb12"))
+        with self.assertRaisesRegex(fetch.FetchError, r'there are: none \(apt-get update\?\)'):
+            fetch.pick_version('6.1', [], 'arm64')
+
+    def test_cache(self):
+        self.pkg('linux-image-6.1.0-9-amd64', modules='6.1.0-9-amd64')
+        newest = self.pkg('linux-image-6.1.0-10-amd64')
+        os.makedirs(os.path.join(self.cache, 'linux-image-6.1.0-11-amd64'))  # unfinished
+        self.assertEqual(fetch.stock_kernel_dir('x86_64'), newest)
+        self.assertEqual(fetch.fetch_deb('anything', newest), newest)   # cached: no apt
+        self.assertEqual(fetch.kernel_in(newest),
+                         (os.path.join(newest, 'boot', 'vmlinuz-6.1.0-10-amd64'),
+                          os.path.join(newest, 'lib', 'modules', '6.1.0-10-amd64')))
+        with self.assertRaisesRegex(fetch.FetchError, 'no vmlinuz in'):
+            fetch.kernel_in(self.tmp.name)
+
+    def write(self, name, data):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, 'wb') as f:
+            f.write(data)
+        return path
+
+    def test_images(self):
+        bz = self.write('bz', b'\0' * 0x202 + b'HdrS' + b'\0' * 64)
+        arm = self.write('Image', b'\0' * 0x38 + b'ARMd' + b'\0' * 8)
+        elf = self.write('vmlinux', b'\x7fELF' + b'\0' * 60)
+        gz = self.write('Image.gz', b'\x1f\x8b' + b'\0' * 60)
+        txt = self.write('text', b'hello, world\n' * 100)
+        self.assertEqual([fetch.is_kernel_image('x86_64', f) for f in (bz, arm, elf, gz, txt)],
+                         [True, False, True, False, False])
+        self.assertEqual([fetch.is_kernel_image('arm64', f) for f in (bz, arm, elf, gz, txt)],
+                         [False, True, True, True, False])
+        self.assertFalse(fetch.is_kernel_image('arm64', '/nonexistent'))
+        a = vm.parse(['--cpu', 'intel', '--kernel', elf], host='x86_64')
+        with self.assertRaisesRegex(vm.Exit, 'is not a bzImage'):
+            vm.choose_kernel(a)
+        a = vm.parse(['--kernel', txt], host='x86_64')
+        with self.assertRaisesRegex(vm.Exit, 'is not a bootable x86_64 kernel image') as c:
+            vm.choose_kernel(a)
+        self.assertEqual(c.exception.status, 3)
+        a = vm.parse(['--kernel', elf, '--modules', self.tmp.name], host='x86_64')
+        self.assertEqual(vm.choose_kernel(a), (elf, self.tmp.name))
+
+    def test_pvh(self):
+        import lzma
+        payload = b'\x7fELF' + bytes(range(256)) * 40
+        d = os.path.join(self.tmp.name, 'boot')
+        os.makedirs(d)
+        bz = os.path.join(d, 'vmlinuz-6.1')
+        with open(bz, 'wb') as f:
+            f.write(b'\0' * 0x202 + b'HdrS' + b'\0' * 500 + lzma.compress(payload) + b'\0' * 64)
+        self.assertEqual(fetch.pvh_vmlinux(bz), bz)      # no CONFIG_PVH=y: the bzImage
+        with open(os.path.join(d, 'config-6.1'), 'w') as f:
+            f.write('CONFIG_X=y\nCONFIG_PVH=y\n')
+        out = fetch.pvh_vmlinux(bz)
+        self.assertEqual(out, os.path.join(d, 'vmlinux-pvh'))
+        with open(out, 'rb') as f:
+            self.assertEqual(f.read(), payload)
+        # The shell's name for it (vm/fetch.sh) runs the same code.
+        sh = ('. "$0/vm/build-deps.sh"; . "$0/vm/fetch.sh"; info() { echo "t: $*" >&2; }; '
+              'pvh_vmlinux "$1"; debian_kernel_dir 6.x x86_64')
+        os.remove(out)
+        p = subprocess.run(['bash', '-c', sh, os.path.dirname(BENCH), bz],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual((p.returncode, p.stdout), (2, out + '\n'))
+        self.assertRegex(p.stderr, "^t: no Debian kernel '6.x' for amd64")
 
 
 class CompareOptions(unittest.TestCase):

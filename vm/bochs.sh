@@ -5,7 +5,8 @@
 # ISO that the Bochs BIOS boots from an emulated CD-ROM.  The serial port
 # writes into vm/run's console FIFO.  Operations, as vm/qemu.sh has them:
 #   bochs_tools          check:package pairs of what this emulator needs
-#   bochs_kernel PATH    print the image to boot (a bzImage) or fail
+#   bochs_kernel PATH    print the image to boot (a bzImage) or fail (the
+#                        --kvm-modules one; vm/run's Python part chose the others)
 #   bochs_boot_timeout   default seconds to reach guest init
 #   bochs_command        fill EMU_CMD (and write the ISO and bochsrc)
 #   bochs_stdout         where the emulator's stdout goes

@@ -1,7 +1,8 @@
 #!/bin/bash
 # vm/boot.sh: the boot half of vm/run, run by its Python half
 # (bench/kvmbench/vm.py) with the checked settings as NAME=VALUE words,
-# then -- and the guest command: fetch the kernel (vm/fetch.sh), make the
+# then -- and the guest command (the kernel and its modules chosen and
+# fetched already, kvmbench.fetch): check --kvm-modules, make the
 # initramfs, run QEMU (vm/qemu.sh) or Bochs (vm/bochs.sh) and turn its
 # console into vm/run's output and exit status (vm/console.sh).  Not a
 # user command: run vm/run.
@@ -28,30 +29,6 @@ die() {
 die_env() {
 	info "$*"
 	exit 6
-}
-
-# Pick kernel + module tree: --kernel/--modules, --debian-kernel, or the
-# cached stock kernel.
-choose_kernel() {
-	local kdir
-	if [[ -n $KERNEL ]]; then
-		if ! is_kernel_image "$ARCH" "$KERNEL"; then
-			info "$KERNEL is not a bootable $ARCH kernel image"
-			exit 3
-		fi
-		KERNEL=$("${EMU}_kernel" "$KERNEL" given) || exit
-		MODTREE=$MODULES
-		return 0
-	fi
-	if [[ -n $DEBIAN_KERNEL ]]; then
-		kdir=$(debian_kernel_dir "$DEBIAN_KERNEL" "$ARCH")
-	else
-		kdir=$(stock_kernel_dir "$ARCH")
-	fi
-	KERNEL=$(find "$kdir/boot" -name 'vmlinuz-*' | sort -V | tail -n1)
-	[[ -n $KERNEL ]] || die_env "no vmlinuz in $kdir (remove it to re-download)"
-	KERNEL=$("${EMU}_kernel" "$KERNEL" stock) || exit
-	MODTREE=$(find "$kdir/lib/modules" -mindepth 1 -maxdepth 1 -type d | sort -V | tail -n1)
 }
 
 # --kvm-modules: refuse a tree built for another release than the
@@ -133,7 +110,7 @@ read_settings() {
 		--) break ;;
 		ARCH=* | CPU=* | EMU=* | DIR=* | KERNEL=* | MODULES=* | KVM_MODULES=* | DEBIAN_KERNEL=* | \
 			SMP=* | MEM=* | MEM_MIB=* | NUMA=* | HUGEPAGES=* | TIMEOUT=* | ACCEL=* | VERBOSE=* | \
-			LIST_FIRST=* | EXPORT=* | T_START=*)
+			LIST_FIRST=* | EXPORT=* | T_START=* | MODTREE=*)
 			printf -v "${kv%%=*}" '%s' "${kv#*=}"
 			;;
 		*) die "vm/boot.sh: unknown setting '$kv' (run vm/run)" ;;
@@ -148,7 +125,6 @@ main() {
 	BOOT_TIMEOUT=${VMRUN_BOOT_TIMEOUT:-$("${EMU}_boot_timeout")}
 	# shellcheck disable=SC2046 # a list of check:package words
 	ensure_host_tools "$ARCH" $("${EMU}_tools")
-	choose_kernel
 	choose_kvm_modules
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/vmrun.XXXXXX")
 	QPID=''

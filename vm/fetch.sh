@@ -2,7 +2,7 @@
 # Host-side helpers for vm/run: host package checks, the download cache of
 # stock Debian kernels / static busybox, and KVM module selection.
 # Sourced by vm/boot.sh; expects die(), info() and the globals documented there,
-# and install_packages() (vm/build-deps.sh).
+# and install_packages() and kvmbench_py() (vm/build-deps.sh, vm/py.sh).
 
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/kvm-selftests"
 
@@ -47,131 +47,33 @@ host_busybox_static() {
 		dpkg-query -W -f '${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed'
 }
 
-# apt needs the foreign architecture configured to download arm64 packages.
-ensure_dpkg_arch() {
-	local darch=$1
-	[[ $darch == "$(dpkg --print-architecture)" ]] && return 0
-	dpkg --print-foreign-architectures | grep -qx "$darch" && return 0
-	if ((EUID != 0)); then
-		die_env "dpkg architecture $darch not configured; run: sudo dpkg --add-architecture $darch && sudo apt-get update"
-	fi
-	info "adding dpkg architecture $darch"
-	dpkg --add-architecture "$darch"
-	apt-get update -qq >&2 || die_env "apt-get update failed"
+# The package cache and the kernels are kvmbench.fetch's (Python); these
+# wrappers keep the shell's names.  Its messages take the prefix info()
+# prints (vm/run:, vm/kvm-build:); a failure exits as die/die_env would
+# (2, 6) from the caller's subshell.
+fetch_py() {
+	local prog=vm/run
+	! declare -F info >/dev/null || prog=$(info '' 2>&1)
+	kvmbench_py fetch --prog "${prog%: }" "$@"
 }
 
-# Download Debian package $1 (name[:arch]) and unpack it into $2, once.
-# A ".complete" stamp marks a finished unpack, so interrupted runs retry.
-fetch_deb() {
-	local pkg=$1 dest=$2 tmp out
-	[[ -e $dest/.complete ]] && return 0
-	mkdir -p "$CACHE_DIR"
-	tmp=$(mktemp -d "$CACHE_DIR/.dl.XXXXXX")
-	chmod 755 "$tmp" # let apt's _apt sandbox user write here
-	info "downloading $pkg into $dest (once)"
-	if ! out=$(cd "$tmp" && apt-get download -qq "$pkg" 2>&1); then
-		rm -rf "$tmp"
-		printf '%s\n' "$out" >&2
-		die_env "apt-get download $pkg failed"
-	fi
-	rm -rf "$dest"
-	mkdir -p "$dest"
-	dpkg-deb -x "$tmp"/*.deb "$dest" || { rm -rf "$tmp" "$dest"; die_env "dpkg-deb -x failed for $pkg"; }
-	rm -rf "$tmp"
-	touch "$dest/.complete"
-}
+# ensure_dpkg_arch DEB_ARCH: apt configured to download DEB_ARCH packages.
+ensure_dpkg_arch() { fetch_py ensure-dpkg-arch "$1" || exit; }
 
-# Print the directory of the cached stock kernel for guest arch $1,
-# downloading it if no cached one exists yet.
-stock_kernel_dir() {
-	local arch=$1 darch meta pkg dir
-	darch=$(deb_arch "$arch")
-	# Reuse any complete cached kernel (newest first): no network needed.
-	dir=$(find "$CACHE_DIR" -maxdepth 2 -name .complete -path "*/linux-image-6.1.0-*-$darch/*" \
-		2>/dev/null | sort -V | tail -n1)
-	if [[ -n $dir ]]; then
-		dirname "$dir"
-		return 0
-	fi
-	ensure_dpkg_arch "$darch"
-	meta="linux-image-$darch"
-	[[ $darch == "$(dpkg --print-architecture)" ]] || meta+=":$darch"
-	pkg=$(apt-cache depends "$meta" 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*/\1/p' | head -n1)
-	[[ -n $pkg ]] || die_env "cannot resolve $meta with apt-cache (not Debian? use --kernel)"
-	fetch_deb "$pkg:$darch" "$CACHE_DIR/$pkg"
-	echo "$CACHE_DIR/$pkg"
-}
+# fetch_deb PKG DEST: Debian package PKG (name[:arch][=version]) unpacked
+# into DEST, once.
+fetch_deb() { fetch_py fetch-deb "$1" "$2" >/dev/null || exit; }
 
-# Kernel versions of Debian arch $1 that apt knows or the cache holds: the
-# VERSION of each linux-image-VERSION-ARCH package (6.1.0-57,
-# 6.12.117+deb12; no cloud/rt flavours, no metapackages), oldest first.
-debian_kernel_versions() {
-	local darch=$1
-	{
-		apt-cache pkgnames linux-image- 2>/dev/null
-		find "$CACHE_DIR" -mindepth 2 -maxdepth 2 -name .complete \
-			-path '*/linux-image-*' -printf '%h\n' 2>/dev/null | sed 's|.*/||'
-	} | sed -nE "s/^linux-image-([0-9]+\.[0-9]+\.[0-9]+(-[0-9]+|\+deb[0-9]+))-$darch\$/\1/p" |
-		sort -uV
-}
+# stock_kernel_dir ARCH: the cached stock kernel package's directory.
+stock_kernel_dir() { fetch_py stock-kernel-dir "$1" || exit; }
 
-# Print the Debian kernel version for $1 (a series "6.12": its newest; a
-# full version "6.12.115+deb12" or "6.1.0-57": exactly that) on Debian arch
-# $2, or fail with the versions that exist.
-resolve_debian_kernel() {
-	local want=$1 darch=$2 all pick
-	all=$(debian_kernel_versions "$darch")
-	if [[ -z $all && $EUID == 0 ]]; then
-		apt-get update -qq >&2 || true
-		all=$(debian_kernel_versions "$darch")
-	fi
-	if [[ $want =~ ^[0-9]+\.[0-9]+$ ]]; then
-		pick=$({ grep "^${want//./\\.}\." <<<"$all" || true; } | tail -n1)
-	else
-		pick=$(grep -xF "$want" <<<"$all" || true)
-	fi
-	if [[ -z $pick ]]; then
-		all=$(tr '\n' ' ' <<<"$all")
-		all=${all% }
-		die "no Debian kernel '$want' for $darch; there are: ${all:-none (apt-get update?)}"
-	fi
-	echo "$pick"
-}
+# debian_kernel_dir VERSION ARCH: linux-image-VERSION-<arch>'s directory (a
+# series such as 6.12: its newest), fetched once.
+debian_kernel_dir() { fetch_py debian-kernel-dir "$1" "$2" || exit; }
 
-# Print the directory of Debian kernel package linux-image-$1-<arch> for
-# guest arch $2 (version as resolve_debian_kernel takes it), fetched once.
-debian_kernel_dir() {
-	local want=$1 darch ver pkg
-	darch=$(deb_arch "$2")
-	ensure_dpkg_arch "$darch"
-	ver=$(resolve_debian_kernel "$want" "$darch") || exit
-	pkg=linux-image-$ver-$darch
-	fetch_deb "$pkg:$darch" "$CACHE_DIR/$pkg"
-	echo "$CACHE_DIR/$pkg"
-}
-
-# x86: a bzImage spends seconds decompressing itself under TCG.  Print the
-# path of the uncompressed ELF vmlinux of bzImage $1 (QEMU boots it through
-# the PVH entry point), extracting it once next to $1; print $1 on failure.
-pvh_vmlinux() {
-	local bz=$1 out off
-	out="$(dirname "$bz")/vmlinux-pvh"
-	if [[ ! -s $out ]]; then
-		grep -q '^CONFIG_PVH=y' "$(dirname "$bz")"/config-* 2>/dev/null || { echo "$bz"; return 0; }
-		off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$bz" | head -n1 | cut -d: -f1)
-		[[ -n $off ]] || { echo "$bz"; return 0; }
-		tail -c +$((off + 1)) "$bz" | xz -dcq >"$out.tmp" 2>/dev/null || true
-		if [[ $(head -c4 "$out.tmp" | od -An -c | tr -d ' ') == 177ELF ]]; then
-			mv "$out.tmp" "$out"
-		else
-			rm -f "$out.tmp"
-			echo "$bz"
-			return 0
-		fi
-	fi
-	echo "$out"
-}
+# pvh_vmlinux BZIMAGE: its uncompressed vmlinux (QEMU boots it through PVH),
+# extracted once beside it; BZIMAGE if it cannot be.
+pvh_vmlinux() { fetch_py pvh-vmlinux "$1" || exit; }
 
 # Print the path of a static busybox for guest arch $1.
 static_busybox() {
@@ -190,20 +92,6 @@ static_busybox() {
 # Hex of $3 bytes at offset $2 of file $1.
 file_hex() {
 	od -An -tx1 -j "$2" -N "$3" "$1" 2>/dev/null | tr -d ' \n'
-}
-
-# True if $2 looks like a kernel QEMU can boot for guest arch $1:
-# ELF (vmlinux), x86 bzImage ("HdrS" at 0x202), arm64 Image ("ARMd" at
-# 0x38), gzip, or an EFI zboot image ("MZ" ... "zimg").
-is_kernel_image() {
-	local arch=$1 f=$2
-	[[ $(file_hex "$f" 0 4) == 7f454c46 ]] && return 0
-	if [[ $arch == x86_64 ]]; then
-		[[ $(file_hex "$f" 514 4) == 48647253 ]]
-	else
-		[[ $(file_hex "$f" 56 4) == 41524d64 || $(file_hex "$f" 0 2) == 1f8b ||
-			$(file_hex "$f" 0 8) == 4d5a00007a696d67 ]]
-	fi
 }
 
 # Module names are normalised with '_' (as in "depends=").

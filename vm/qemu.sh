@@ -4,8 +4,8 @@
 # (vm/bochs.sh has the same set; the option checks are vm/run's, in
 # bench/kvmbench/vm.py):
 #   qemu_tools           check:package pairs of what this emulator needs
-#   qemu_kernel PATH WHO print the image to boot (WHO: given by --kernel,
-#                        or stock: a Debian package's bzImage)
+#   qemu_kernel PATH     print the image to boot (the --kvm-modules one;
+#                        vm/run's Python part chose the others)
 #   qemu_boot_timeout    default seconds to reach guest init
 #   qemu_command         fill EMU_CMD; the serial console is its stdout
 #   qemu_stdout          where its stdout goes: the console FIFO
@@ -22,14 +22,7 @@ qemu_tools() {
 	fi
 }
 
-# x86: boot the bzImage's uncompressed vmlinux through PVH (vm/fetch.sh).
-qemu_kernel() {
-	if [[ $ARCH == x86_64 && $2 == stock ]]; then
-		pvh_vmlinux "$1"
-	else
-		echo "$1"
-	fi
-}
+qemu_kernel() { echo "$1"; }
 
 qemu_boot_timeout() { echo 300; }
 qemu_stdout() { echo "$WORK/console"; }

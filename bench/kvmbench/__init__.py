@@ -27,8 +27,11 @@ layers, each usable alone:
              for shell scripts
   tap        the one TAP writer (Tap, line; tap() for a unittest module;
              shell scripts through vm/py.sh's tap_result)
-  vm         vm/run's options, checks, default build and accelerator,
-             before vm/boot.sh boots; run_args() builds a vm/run command
+  fetch      the kernels vm/run boots: Debian packages fetched once into
+             the cache, versions, kernel images, PVH vmlinux
+  vm         vm/run's options, checks, default build, accelerator and
+             kernel, before vm/boot.sh boots; run_args() builds a vm/run
+             command
   compare    bench/compare: options, the order A B B A ..., batches a look
              of --until within --budget, the report
   bisect     bench/bisect-run: one kernel judged against a baseline, or

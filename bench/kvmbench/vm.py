@@ -4,10 +4,11 @@ kvmbench.vm ARGS is what vm/run execs).
 
 It parses and checks the options (usage errors: one line and the usage,
 exit 2), builds the default test tree through kvmbench.build when it is
-missing, picks the accelerator, then hands over to vm/boot.sh (bash) with
-the settled values as NAME=VALUE words and the guest command after '--':
-boot.sh fetches the kernel (vm/fetch.sh), makes the initramfs, runs the
-emulator (vm/qemu.sh, vm/bochs.sh) and reads its console (vm/console.sh).
+missing, picks the accelerator, chooses and fetches the kernel
+(kvmbench.fetch), then hands over to vm/boot.sh (bash) with the settled
+values as NAME=VALUE words and the guest command after '--': boot.sh
+checks --kvm-modules, makes the initramfs, runs the emulator (vm/qemu.sh,
+vm/bochs.sh) and reads its console (vm/console.sh).
 
 Python callers build a command with run_args() and run vm/run; parse()
 and boot_words() are the seam (tested without a boot).
@@ -18,7 +19,7 @@ import re
 import sys
 import time
 
-from . import build
+from . import build, fetch
 
 REPO = build.REPO
 VM_DIR = os.path.join(REPO, 'vm')
@@ -177,7 +178,7 @@ def parse(argv, host=None, repo=REPO):
         if w.startswith('--'):
             raise usage_error('unknown option %s' % w.split('=', 1)[0])
         raise usage_error("unexpected argument '%s' (use -- CMD to run a command)" % w)
-    a.cmd = cmd
+    a.cmd, a.modtree = cmd, ''
     try:
         a.arch = build.arch_name(a.arch or host or build.host_arch())
     except ValueError as e:
@@ -294,9 +295,44 @@ def choose_accel(a, host=None):
     return a.accel
 
 
+def emu_kernel(a, img, stock):
+    """The image the emulator boots for kernel @img: Bochs (GRUB) takes
+    bzImages only (Exit 3); QEMU boots an x86_64 Debian bzImage (@stock)
+    as its uncompressed vmlinux through PVH."""
+    if a.emu == 'bochs':
+        if not fetch.bzimage(img):
+            raise Exit(3, '%s is not a bzImage (--cpu intel boots bzImages through GRUB)' % img)
+        return img
+    if a.arch == 'x86_64' and stock:
+        return fetch.pvh_vmlinux(img)
+    return img
+
+
+def choose_kernel(a):
+    """(the image to boot, its modules tree or ''): --kernel and
+    --modules, a --debian-kernel or the stock kernel, fetched into the
+    cache; Exit 3 for an image that is not a kernel, 2 for a version
+    Debian has not, 6 if the download failed."""
+    fetch.PROG[0] = PROG
+    if a.kernel:
+        if not fetch.is_kernel_image(a.arch, a.kernel):
+            raise Exit(3, '%s is not a bootable %s kernel image' % (a.kernel, a.arch))
+        return emu_kernel(a, a.kernel, False), a.modules or ''
+    try:
+        if a.debian_kernel:
+            kdir = fetch.debian_kernel_dir(a.debian_kernel, a.arch)
+        else:
+            kdir = fetch.stock_kernel_dir(a.arch)
+        img, mods = fetch.kernel_in(kdir)
+    except fetch.FetchError as e:
+        raise Exit(e.status, str(e)) from None
+    return emu_kernel(a, img, True), mods
+
+
 def boot_words(a, t_start):
     """vm/boot.sh's arguments: NAME=VALUE of each setting, '--', CMD."""
     vals = {'ARCH': a.arch, 'CPU': a.cpu, 'EMU': a.emu, 'DIR': a.dir, 'KERNEL': a.kernel or '',
+            'MODTREE': a.modtree,
             'MODULES': a.modules or '', 'KVM_MODULES': a.kvm_modules or '',
             'DEBIAN_KERNEL': a.debian_kernel or '', 'SMP': a.smp, 'MEM': a.mem,
             'MEM_MIB': a.mem_mib, 'NUMA': a.numa, 'HUGEPAGES': a.hugepages,
@@ -331,6 +367,7 @@ def main(argv):
         a.dir = a.dir or default_dir(a)
         check_dir(a)
         a.accel = choose_accel(a)
+        a.kernel, a.modtree = choose_kernel(a)
     except Exit as e:
         if e.msg:
             info(e.msg)
