@@ -487,6 +487,25 @@ class VmRun(unittest.TestCase):
                          ['--arch', 'arm64', '--debian-kernel', '6.12', '--dir', '/t', '--smp', '4',
                           '--verbose', '--', './x', '-b', '4M'])
 
+    def test_lava_export_command(self):
+        seen = []
+
+        def fake_run(cmd, **kw):
+            seen.append(cmd)
+            return subprocess.CompletedProcess(cmd, 2, 'vm/run: bad --mem\n')
+        with tempfile.TemporaryDirectory() as d:
+            real, lavajobs.subprocess.run = lavajobs.subprocess.run, fake_run
+            try:
+                with self.assertRaisesRegex(lavajobs.JobSetupError, r"failed: \['vm/run: bad"):
+                    lavajobs.export_boot('arm64', '6.12', fake_tree(os.path.join(d, 't'), 1),
+                                         os.path.join(d, 'out'), hugepages=4, mem='1G')
+            finally:
+                lavajobs.subprocess.run = real
+            self.assertFalse(os.path.exists(os.path.join(d, 'out.tests')))
+        self.assertEqual(seen[0][1:], ['--arch', 'arm64', '--dir', os.path.join(d, 'out.tests'),
+                                       '--export', os.path.join(d, 'out'), '--hugepages', '4',
+                                       '--mem', '1G', '--accel', 'tcg', '--debian-kernel', '6.12'])
+
     def test_entry(self):
         run = os.path.join(os.path.dirname(BENCH), 'vm', 'run')
         p = subprocess.run([run, '--smp', 'x'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

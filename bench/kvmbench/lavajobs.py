@@ -11,7 +11,7 @@ import string
 import subprocess
 import sys
 
-from . import build, lava
+from . import build, lava, vm
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAVA_DIR = os.path.join(REPO, 'lava')
@@ -74,8 +74,8 @@ def export_boot(arch, kernel, tree, out, hugepages=0, mem='2G'):
     shutil.copytree(tree, stage, symlinks=True)
     os.makedirs(os.path.join(stage, 'lava'), exist_ok=True)
     shutil.copy2(os.path.join(LAVA_DIR, 'guest.sh'), os.path.join(stage, 'lava', 'guest.sh'))
-    cmd = [os.path.join(REPO, 'vm', 'run'), '--export', out, '--arch', arch, '--dir', stage,
-           '--hugepages', str(hugepages), '--mem', mem, '--accel', 'tcg'] + kernel_args(kernel)
+    cmd = vm.run_args(arch, tests=stage, export=out, hugepages=hugepages, mem=mem,
+                      accel='tcg') + kernel_args(kernel)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True, stdin=subprocess.DEVNULL)
     shutil.rmtree(stage, ignore_errors=True)
