@@ -11,6 +11,7 @@ import io
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from kvmbench import bisect, compare, perf, render, results, runner, stats_cli  # noqa: E402
 from kvmbench import build, cli, cover, debian, kvm_tree, lavajobs, lavasuite  # noqa: E402
-from kvmbench import fetch, tap as tapmod, vm  # noqa: E402
+from kvmbench import fetch, initramfs, tap as tapmod, vm  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 # A fake perf test: writes time_ns from its directory's "base" file and
@@ -467,15 +468,15 @@ class VmRun(unittest.TestCase):
         a = vm.parse(['--dir', '/t', '--hugepages', '3', '--', 'sh', '-c', "echo 'a b'"],
                      host='x86_64')
         a.accel = 'tcg'
+        a.work = '/tmp/w'
         w = vm.boot_words(a, '1.5')
-        self.assertEqual(w[-4:], ['--', 'sh', '-c', "echo 'a b'"])
-        self.assertIn('HUGEPAGES=3', w)
-        self.assertIn('T_START=1.5', w)
+        self.assertEqual(w[-2:], ['T_START=1.5', 'WORK=/tmp/w'])
+        self.assertIn('ACCEL=tcg', w)
         # vm/boot.sh takes exactly these names, and nothing else.
         sh = os.path.join(os.path.dirname(BENCH), 'vm', 'boot.sh')
         with open(sh) as f:
             text = f.read()
-        for kv in w[:w.index('--')]:
+        for kv in w:
             self.assertIn(kv.split('=')[0] + '=*', text)
         p = subprocess.run(['bash', sh, 'BOGUS=1'], stderr=subprocess.PIPE, text=True)
         self.assertEqual((p.returncode, p.stderr.strip()),
@@ -624,6 +625,78 @@ class Fetch(unittest.TestCase):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.assertEqual((p.returncode, p.stdout), (2, out + '\n'))
         self.assertRegex(p.stderr, "^t: no Debian kernel '6.x' for amd64")
+
+
+class Initramfs(unittest.TestCase):
+    """kvmbench.initramfs: modules, their order and release, the guest's conf."""
+
+    def ko(self, d, name, depends='', release='6.1.0-10-amd64', xz=False):
+        import lzma
+        data = (b'\x7fELF junk\0license=GPL\0depends=%s\0vermagic=%s SMP mod_unload\0' %
+                (depends.encode(), release.encode()))
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, name + ('.ko.xz' if xz else '.ko'))
+        with open(path, 'wb') as f:
+            f.write(lzma.compress(data) if xz else data)
+        return path
+
+    def test_modules(self):
+        with tempfile.TemporaryDirectory() as d:
+            tree = os.path.join(d, 'lib', 'modules', '6.1.0-10-amd64')
+            self.ko(os.path.join(tree, 'virt'), 'irqbypass')
+            self.ko(os.path.join(tree, 'kvm'), 'kvm', 'irqbypass', xz=True)
+            self.ko(os.path.join(tree, 'kvm'), 'kvm-amd', 'kvm,ccp')
+            self.ko(os.path.join(tree, 'crypto'), 'ccp')
+            self.ko(os.path.join(tree, 'kvm'), 'kvm-intel', 'kvm,missing_one')
+            mine = os.path.join(d, 'mine')
+            self.ko(mine, 'kvm', 'irqbypass')
+            root = os.path.join(d, 'root')
+            with Quiet() as q:
+                initramfs.install_kvm_modules(tree, root, 'x86_64', mine)
+            self.assertIn('warning: dependency missing_one of kvm_intel not found', q.err)
+            with open(os.path.join(root, 'etc', 'vmrun', 'mods.amd')) as f:
+                self.assertEqual(f.read(), 'irqbypass\nkvm\nccp\nkvm_amd\n')
+            with open(os.path.join(root, 'etc', 'vmrun', 'mods.intel')) as f:
+                self.assertEqual(f.read(), 'irqbypass\nkvm\nkvm_intel nested=1\n')
+            self.assertEqual(sorted(os.listdir(os.path.join(root, 'lib', 'modules'))),
+                             ['ccp.ko', 'irqbypass.ko', 'kvm.ko', 'kvm_amd.ko', 'kvm_intel.ko'])
+            # --kvm-modules: mine's kvm.ko (plain) replaced the tree's (xz).
+            with open(os.path.join(root, 'lib', 'modules', 'kvm.ko'), 'rb') as f:
+                self.assertTrue(f.read().startswith(b'\x7fELF'))
+            self.assertEqual(initramfs.check_kvm_modules(mine, '6.1.0-10-amd64'), '')
+            with self.assertRaisesRegex(fetch.FetchError, 'kvm.ko is for 6.1.0-10-amd64, the '
+                                        'kernel to boot is 6.12'):
+                initramfs.check_kvm_modules(mine, '6.12')
+            with self.assertRaisesRegex(fetch.FetchError, 'no modules and no kernel'):
+                initramfs.check_kvm_modules(os.path.join(d, 'root', 'etc'), '6.12')
+            boot = os.path.join(d, 'arm', 'boot')
+            os.makedirs(boot)
+            open(os.path.join(boot, 'Image-6.12.1-arm64'), 'w').close()
+            self.assertEqual(initramfs.check_kvm_modules(os.path.dirname(boot), '6.12.1-arm64'),
+                             os.path.join(boot, 'Image-6.12.1-arm64'))
+            with self.assertRaisesRegex(fetch.FetchError, 'its kernel is 6.12.1-arm64'):
+                initramfs.check_kvm_modules(os.path.dirname(boot), '6.12.2-arm64')
+            # arm64's KVM is built in: no list.
+            root2 = os.path.join(d, 'root2')
+            initramfs.install_kvm_modules(os.path.join(d, 'arm'), root2, 'arm64')
+            self.assertEqual(os.listdir(os.path.join(root2, 'etc', 'vmrun')), [])
+
+    def test_conf(self):
+        cmd = ['sh', '-c', "echo 'a b' \"$0\""]
+        text = initramfs.conf(cmd, False, '', 4)
+        self.assertTrue(text.startswith('MODE=cmd\nHUGEPAGES=4\nCMD='))
+        p = subprocess.run(['sh', '-c', '. "$0"; eval "set -- $CMD"; "$@"', '/dev/stdin'],
+                           input=text, stdout=subprocess.PIPE, text=True)
+        self.assertEqual(p.stdout, 'a b sh\n')
+        self.assertEqual([initramfs.conf(c, lf, ex, 0).split('\n')[0] for c, lf, ex in (
+            ([], False, ''), (['x'], True, ''), ([], False, '/out'))],
+            ['MODE=tests', 'MODE=both', 'MODE=lava'])
+
+    def test_tools(self):
+        missing = initramfs.host_tools_missing('bochs', 'x86_64')
+        for check, pkg in initramfs.TOOLS[('bochs', 'x86_64')]:
+            there = os.path.exists(check) if check.startswith('/') else shutil.which(check)
+            self.assertEqual(pkg in missing, not there, check)
 
 
 class CompareOptions(unittest.TestCase):

@@ -1,23 +1,17 @@
 #!/bin/bash
 # vm/boot.sh: the boot half of vm/run, run by its Python half
-# (bench/kvmbench/vm.py) with the checked settings as NAME=VALUE words,
-# then -- and the guest command (the kernel and its modules chosen and
-# fetched already, kvmbench.fetch): check --kvm-modules, make the
-# initramfs, run QEMU (vm/qemu.sh) or Bochs (vm/bochs.sh) and turn its
-# console into vm/run's output and exit status (vm/console.sh).  Not a
-# user command: run vm/run.
+# (bench/kvmbench/vm.py) with its settings as NAME=VALUE words (the host
+# tools, the kernel and the initramfs in WORK are ready: kvmbench.fetch, kvmbench.initramfs): run
+# QEMU (vm/qemu.sh) or Bochs (vm/bochs.sh) and turn its console into
+# vm/run's output and exit status (vm/console.sh).  Not a user command:
+# run vm/run.
 set -euo pipefail
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_DIR=$(dirname "$VM_DIR")
-# shellcheck source=vm/fetch.sh
-. "$VM_DIR/fetch.sh"
 # shellcheck source=vm/console.sh
 . "$VM_DIR/console.sh"
 # shellcheck source=vm/qemu.sh
 . "$VM_DIR/qemu.sh"
-# shellcheck source=vm/build-deps.sh
-. "$VM_DIR/build-deps.sh"
 # shellcheck source=vm/bochs.sh
 . "$VM_DIR/bochs.sh"
 
@@ -25,54 +19,6 @@ info() { echo "vm/run: $*" >&2; }
 die() {
 	info "$*"
 	exit 2
-}
-die_env() {
-	info "$*"
-	exit 6
-}
-
-# --kvm-modules: refuse a tree built for another release than the
-# kernel's (its modules tree's name) before the boot; boot its kernel if
-# it has one (arm64).
-choose_kvm_modules() {
-	local img
-	[[ -n $KVM_MODULES ]] || return 0
-	[[ -n $MODTREE ]] ||
-		die "--kvm-modules needs the kernel's modules: --debian-kernel, the stock kernel or --kernel with --modules"
-	img=$(check_kvm_modules "$KVM_MODULES" "${MODTREE##*/}") || exit
-	[[ -z $img ]] || KERNEL=$("${EMU}_kernel" "$img" given) || exit
-}
-
-# Single-quote $1 for a POSIX shell.
-shquote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
-
-build_initramfs() {
-	local root=$WORK/root busybox a cmd='' mode
-	mkdir -p "$root"/{bin,sbin,etc/vmrun,proc,sys,dev,tmp,root,lib/modules}
-	busybox=$(static_busybox "$ARCH")
-	cp "$busybox" "$root/bin/busybox"
-	ln -s busybox "$root/bin/sh"
-	install -m 755 "$VM_DIR/init" "$root/init"
-	install -m 755 "$REPO_DIR/testcases/run.sh" "$root/etc/vmrun/run-cases"
-	cp -al "$DIR" "$root/tests" 2>/dev/null || {
-		rm -rf "$root/tests"
-		cp -a "$DIR" "$root/tests"
-	}
-	if [[ -n $MODTREE ]]; then
-		install_kvm_modules "$MODTREE" "$root" "$ARCH" "$KVM_MODULES"
-	fi
-	for a in "${CMD[@]}"; do cmd+="$(shquote "$a") "; done
-	mode=tests
-	((${#CMD[@]} == 0)) || mode=cmd
-	((!LIST_FIRST)) || mode=both
-	[[ -z $EXPORT ]] || mode=lava
-	{
-		echo "MODE=$mode"
-		echo "HUGEPAGES=$HUGEPAGES"
-		echo "CMD=$(shquote "$cmd")"
-	} >"$root/etc/vmrun/conf"
-	(cd "$root" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet) >"$WORK/initrd.cpio"
-	rm -rf "$root"
 }
 
 # --export: the boot's pieces for a LAVA job, then exit.
@@ -99,40 +45,29 @@ cleanup() {
 	rm -rf "${WORK:-}"
 }
 
-# The settings vm/run's Python part settled: NAME=VALUE words, then --
-# and the guest command.
+# The settings vm/run's Python part settled: NAME=VALUE words.
 read_settings() {
 	local kv
-	while (($#)); do
-		kv=$1
-		shift
+	for kv in "$@"; do
 		case "$kv" in
-		--) break ;;
-		ARCH=* | CPU=* | EMU=* | DIR=* | KERNEL=* | MODULES=* | KVM_MODULES=* | DEBIAN_KERNEL=* | \
-			SMP=* | MEM=* | MEM_MIB=* | NUMA=* | HUGEPAGES=* | TIMEOUT=* | ACCEL=* | VERBOSE=* | \
-			LIST_FIRST=* | EXPORT=* | T_START=* | MODTREE=*)
+		ARCH=* | CPU=* | EMU=* | KERNEL=* | SMP=* | MEM_MIB=* | NUMA=* | TIMEOUT=* | ACCEL=* | \
+			VERBOSE=* | EXPORT=* | T_START=* | WORK=*)
 			printf -v "${kv%%=*}" '%s' "${kv#*=}"
 			;;
 		*) die "vm/boot.sh: unknown setting '$kv' (run vm/run)" ;;
 		esac
 	done
-	CMD=("$@")
 }
 
 main() {
 	read_settings "$@"
 	TIMING=${VMRUN_TIMING:-$VERBOSE}
 	BOOT_TIMEOUT=${VMRUN_BOOT_TIMEOUT:-$("${EMU}_boot_timeout")}
-	# shellcheck disable=SC2046 # a list of check:package words
-	ensure_host_tools "$ARCH" $("${EMU}_tools")
-	choose_kvm_modules
-	WORK=$(mktemp -d "${TMPDIR:-/tmp}/vmrun.XXXXXX")
 	QPID=''
 	trap cleanup EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 	trap 'exit 129' HUP
-	build_initramfs
 	[[ -z $EXPORT ]] || export_boot
 	((TIMING)) && info "initramfs ready after $(elapsed "$T_START") s"
 	mkfifo "$WORK/console"

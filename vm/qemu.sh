@@ -1,11 +1,8 @@
 # shellcheck shell=bash
 # QEMU side of vm/run (--cpu amd, and arm64): TCG with emulated SVM or
 # ARM virtualization, or the host's KVM.  The operations vm/run calls
-# (vm/bochs.sh has the same set; the option checks are vm/run's, in
-# bench/kvmbench/vm.py):
-#   qemu_tools           check:package pairs of what this emulator needs
-#   qemu_kernel PATH     print the image to boot (the --kvm-modules one;
-#                        vm/run's Python part chose the others)
+# (vm/bochs.sh has the same set; the option checks, the host packages and
+# the kernel are vm/run's Python part's, bench/kvmbench/vm.py):
 #   qemu_boot_timeout    default seconds to reach guest init
 #   qemu_command         fill EMU_CMD; the serial console is its stdout
 #   qemu_stdout          where its stdout goes: the console FIFO
@@ -13,16 +10,6 @@
 #   qemu_diagnose        more lines to show when the VM died
 # Sourced by vm/boot.sh; uses its globals (ARCH, ACCEL, SMP, MEM_MIB, NUMA,
 # KERNEL, WORK, VERBOSE) and info().
-
-qemu_tools() {
-	if [[ $ARCH == x86_64 ]]; then
-		echo qemu-system-x86_64:qemu-system-x86
-	else
-		echo qemu-system-aarch64:qemu-system-arm
-	fi
-}
-
-qemu_kernel() { echo "$1"; }
 
 qemu_boot_timeout() { echo 300; }
 qemu_stdout() { echo "$WORK/console"; }

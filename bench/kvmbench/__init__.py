@@ -29,9 +29,11 @@ layers, each usable alone:
              shell scripts through vm/py.sh's tap_result)
   fetch      the kernels vm/run boots: Debian packages fetched once into
              the cache, versions, kernel images, PVH vmlinux
-  vm         vm/run's options, checks, default build, accelerator and
-             kernel, before vm/boot.sh boots; run_args() builds a vm/run
-             command
+  initramfs  what vm/run puts in the guest: busybox, the tests, KVM's
+             modules in load order, /etc/vmrun/conf; the host's tools
+  vm         vm/run's options, checks, default build, accelerator,
+             kernel and initramfs, before vm/boot.sh boots; run_args()
+             builds a vm/run command
   compare    bench/compare: options, the order A B B A ..., batches a look
              of --until within --budget, the report
   bisect     bench/bisect-run: one kernel judged against a baseline, or

@@ -4,11 +4,12 @@ kvmbench.vm ARGS is what vm/run execs).
 
 It parses and checks the options (usage errors: one line and the usage,
 exit 2), builds the default test tree through kvmbench.build when it is
-missing, picks the accelerator, chooses and fetches the kernel
-(kvmbench.fetch), then hands over to vm/boot.sh (bash) with the settled
-values as NAME=VALUE words and the guest command after '--': boot.sh
-checks --kvm-modules, makes the initramfs, runs the emulator (vm/qemu.sh,
-vm/bochs.sh) and reads its console (vm/console.sh).
+missing, picks the accelerator, installs the host's tools, chooses and
+fetches the kernel (kvmbench.fetch), checks --kvm-modules and makes the
+initramfs in a work directory (kvmbench.initramfs), then execs vm/boot.sh
+(bash) with the settled values as NAME=VALUE words: boot.sh runs the
+emulator (vm/qemu.sh, vm/bochs.sh), reads its console (vm/console.sh)
+and removes the work directory.
 
 Python callers build a command with run_args() and run vm/run; parse()
 and boot_words() are the seam (tested without a boot).
@@ -16,10 +17,13 @@ and boot_words() are the seam (tested without a boot).
 import argparse
 import os
 import re
+import shutil
+import signal
 import sys
+import tempfile
 import time
 
-from . import build, fetch
+from . import build, fetch, initramfs
 
 REPO = build.REPO
 VM_DIR = os.path.join(REPO, 'vm')
@@ -178,7 +182,7 @@ def parse(argv, host=None, repo=REPO):
         if w.startswith('--'):
             raise usage_error('unknown option %s' % w.split('=', 1)[0])
         raise usage_error("unexpected argument '%s' (use -- CMD to run a command)" % w)
-    a.cmd, a.modtree = cmd, ''
+    a.cmd, a.modtree, a.work = cmd, '', ''
     try:
         a.arch = build.arch_name(a.arch or host or build.host_arch())
     except ValueError as e:
@@ -329,16 +333,47 @@ def choose_kernel(a):
     return emu_kernel(a, img, True), mods
 
 
+def choose_kvm_modules(a):
+    """--kvm-modules: refused before the boot if built for another
+    release than the kernel's (its modules tree's name); its kernel
+    booted if it has one (arm64)."""
+    if not a.kvm_modules:
+        return
+    if not a.modtree:
+        raise Exit(2, "--kvm-modules needs the kernel's modules: --debian-kernel, the stock "
+                   "kernel or --kernel with --modules")
+    img = initramfs.check_kvm_modules(a.kvm_modules, os.path.basename(a.modtree))
+    if img:
+        a.kernel = emu_kernel(a, img, False)
+
+
+def prepare(a, work):
+    """Everything before the boot, for checked settings @a: the test
+    tree, accelerator, host tools, kernel and the initramfs in @work."""
+    fetch.PROG[0] = PROG
+    a.dir = a.dir or default_dir(a)
+    check_dir(a)
+    a.accel = choose_accel(a)
+    try:
+        initramfs.ensure_host_tools(a.emu, a.arch)
+        a.kernel, a.modtree = choose_kernel(a)
+        choose_kvm_modules(a)
+        initramfs.build_initramfs(a, work)
+    except fetch.FetchError as e:
+        raise Exit(e.status, str(e)) from None
+
+
+def stop(sig, frame):
+    raise SystemExit(128 + sig)
+
+
 def boot_words(a, t_start):
-    """vm/boot.sh's arguments: NAME=VALUE of each setting, '--', CMD."""
-    vals = {'ARCH': a.arch, 'CPU': a.cpu, 'EMU': a.emu, 'DIR': a.dir, 'KERNEL': a.kernel or '',
-            'MODTREE': a.modtree,
-            'MODULES': a.modules or '', 'KVM_MODULES': a.kvm_modules or '',
-            'DEBIAN_KERNEL': a.debian_kernel or '', 'SMP': a.smp, 'MEM': a.mem,
-            'MEM_MIB': a.mem_mib, 'NUMA': a.numa, 'HUGEPAGES': a.hugepages,
-            'TIMEOUT': a.timeout, 'ACCEL': a.accel, 'VERBOSE': int(a.verbose),
-            'LIST_FIRST': int(a.list_first), 'EXPORT': a.export or '', 'T_START': t_start}
-    return ['%s=%s' % kv for kv in vals.items()] + ['--'] + a.cmd
+    """vm/boot.sh's arguments: NAME=VALUE of each setting it uses."""
+    vals = {'ARCH': a.arch, 'CPU': a.cpu, 'EMU': a.emu, 'KERNEL': a.kernel or '',
+            'SMP': a.smp, 'MEM_MIB': a.mem_mib, 'NUMA': a.numa, 'TIMEOUT': a.timeout,
+            'ACCEL': a.accel, 'VERBOSE': int(a.verbose), 'EXPORT': a.export or '',
+            'T_START': t_start, 'WORK': a.work}
+    return ['%s=%s' % kv for kv in vals.items()]
 
 
 def run_args(arch=None, kernel=None, tests=None, cmd=(), **opts):
@@ -362,18 +397,27 @@ def run_args(arch=None, kernel=None, tests=None, cmd=(), **opts):
 
 def main(argv):
     t_start = '%.6f' % time.time()
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
+    a, ready = None, False
     try:
         a = parse(argv)
-        a.dir = a.dir or default_dir(a)
-        check_dir(a)
-        a.accel = choose_accel(a)
-        a.kernel, a.modtree = choose_kernel(a)
-    except Exit as e:
+        a.work = tempfile.mkdtemp(prefix='vmrun.', dir=os.environ.get('TMPDIR') or '/tmp')
+        prepare(a, a.work)
+        ready = True
+    except (Exit, KeyboardInterrupt, SystemExit) as e:
+        if isinstance(e, KeyboardInterrupt):
+            return 130
+        if isinstance(e, SystemExit):
+            return e.code
         if e.msg:
             info(e.msg)
         if e.usage:
             (sys.stdout if e.status == 0 else sys.stderr).write(USAGE)
         return e.status
+    finally:
+        if not ready and a is not None and a.work:
+            shutil.rmtree(a.work, ignore_errors=True)
     sys.stdout.flush()
     sys.stderr.flush()
     boot = os.path.join(VM_DIR, 'boot.sh')
