@@ -29,7 +29,7 @@ gate_builds() {
 	GATE_VM_JOBS=() GATE_SANS=()
 	for arch in "$@"; do
 		gate_make "clang build $arch (make LLVM=1)" "build-clang-$arch" \
-			LLVM=1 ARCH="$arch" STATIC=1 O="$REPO/build/clang-${arch/arm64/aarch64}" \
+			LLVM=1 ARCH="$arch" STATIC=1 O="$REPO/build/clang-$(kvmbench_build arch-dir "$arch")" \
 			kselftest_install && GATE_VM_JOBS+=("job_clang $arch")
 	done
 	if [[ " $* " == *" x86_64 "* ]]; then
