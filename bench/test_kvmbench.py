@@ -11,6 +11,7 @@ import io
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,7 +20,8 @@ import unittest
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from kvmbench import bisect, compare, perf, render, results, runner, stats_cli  # noqa: E402
-from kvmbench import cover, debian, kvm_tree  # noqa: E402
+from kvmbench import build, cli, cover, debian, kvm_tree, lavajobs, lavasuite  # noqa: E402
+from kvmbench import fetch, initramfs, tap as tapmod, vm  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 # A fake perf test: writes time_ns from its directory's "base" file and
@@ -211,6 +213,490 @@ class Runner(unittest.TestCase):
                                           ['fail', 'a', '02', '137']])
             with open(r.path('logs', 'a-02.log')) as f:
                 self.assertRegex(f.read(), r'^HANG -hang --json \S+\nHANG task /proc/')
+
+
+class Build(unittest.TestCase):
+    """kvmbench.build: arch names, kernel options, packages, the build."""
+
+    MAKEFILE = ('kselftest_install:\n'
+                '\t@test "$(STATIC)" = 1 || { echo not static; exit 1; }\n'
+                '\t@test "$(notdir $(O))" != bad || { echo broken build; exit 1; }\n'
+                '\tmkdir -p $(O)/kselftest_install && echo $(ARCH) >$(O)/kselftest_install/'
+                'kselftest-list.txt\n')
+
+    def test_arches(self):
+        self.assertEqual([build.arch_name(a) for a in ('amd64', 'x86_64', 'aarch64', 'arm64')],
+                         ['x86_64', 'x86_64', 'arm64', 'arm64'])
+        with self.assertRaisesRegex(ValueError, "unknown arch 'riscv64'"):
+            build.arch_name('riscv64')
+        self.assertEqual([build.arch_dir(a) for a in ('x86_64', 'arm64', 'aarch64')],
+                         ['x86_64', 'aarch64', 'aarch64'])
+        self.assertEqual(runner.arch_dir, build.arch_dir)
+        self.assertEqual(cli.vm_size('aarch64', '2G'), 'arm64')
+        with self.assertRaisesRegex(cli.Usage, "unknown arch 'mips'"):
+            cli.vm_size('mips', '2G')
+
+    def test_kernel_args(self):
+        self.assertEqual(build.kernel_args('6.1'), ['--debian-kernel', '6.1'])
+        self.assertEqual(lavajobs.kernel_args('6.1.0-57'), ['--debian-kernel', '6.1.0-57'])
+        with tempfile.TemporaryDirectory() as d:
+            img = os.path.join(d, 'bzImage')
+            open(img, 'w').close()
+            self.assertEqual(build.kernel_args(img + ':' + d),
+                             ['--kernel', img, '--modules', d])
+        with self.assertRaisesRegex(lavajobs.JobSetupError, "kernel 'latest' is neither"):
+            lavajobs.kernel_args('latest')
+        self.assertTrue(lavajobs.DEBIAN_KERNEL.match('6.12.115+deb12'))
+        self.assertFalse(lavajobs.DEBIAN_KERNEL.match('v6.12'))
+
+    def test_deps(self):
+        x86 = build.deps(['x86_64'], host='x86_64')
+        self.assertIn('linux-source-6.12', x86)
+        self.assertNotIn('gcc-aarch64-linux-gnu', x86)
+        both = build.deps(['x86_64', 'arm64', 'clang', 'aarch64'], host='x86_64')
+        self.assertEqual(both, x86 + build.ARM64_CROSS + build.CLANG)
+        self.assertEqual(build.deps(['arm64'], host='arm64'), x86)
+        self.assertEqual(build.missing(['dpkg', 'no-such-package-kvmbench']),
+                         ['no-such-package-kvmbench'])
+        self.assertIsNone(build.install([]))
+
+    def test_tree_path(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(build.tree_path('arm64', d),
+                             os.path.join(d, 'build', 'aarch64', 'kselftest_install'))
+            os.makedirs(os.path.join(d, 'build', 'arm64', 'kselftest_install'))
+            self.assertEqual(build.tree_path('aarch64', d),
+                             os.path.join(d, 'build', 'arm64', 'kselftest_install'))
+            self.assertEqual(build.tree_path('x86_64', d),
+                             os.path.join(d, 'build', 'x86_64', 'kselftest_install'))
+
+    def fake_src(self, d):
+        src = os.path.join(d, 'src')
+        os.makedirs(src)
+        with open(os.path.join(src, 'Makefile'), 'w') as f:
+            f.write(self.MAKEFILE)
+        return src
+
+    def test_build_suite(self):
+        with tempfile.TemporaryDirectory() as d:
+            src = self.fake_src(d)
+            out = os.path.join(d, 'build', 'x')
+            self.assertTrue(build.build_suite(src, 'amd64', out))
+            with open(os.path.join(out, 'kselftest_install', 'kselftest-list.txt')) as f:
+                self.assertEqual(f.read(), 'x86_64\n')
+            self.assertTrue(os.path.isfile(out + '.build.log'))
+            with Quiet() as q:
+                ok = build.build_suite(src, 'x86_64', os.path.join(d, 'bad'),
+                                       os.path.join(d, 'logs', 'b.log'))
+            self.assertFalse(ok)
+            self.assertIn('broken build', q.err)
+            # The shell callers' wrapper (vm/build-deps.sh) runs the same code.
+            sh = '. "$0/vm/build-deps.sh" && build_suite "$@"'
+            p = subprocess.run(['bash', '-c', sh, os.path.dirname(BENCH), src, 'aarch64',
+                                os.path.join(d, 'sh'), os.path.join(d, 'sh.log')])
+            self.assertEqual(p.returncode, 0)
+            with open(os.path.join(d, 'sh', 'kselftest_install', 'kselftest-list.txt')) as f:
+                self.assertEqual(f.read(), 'arm64\n')
+
+    def test_ensure_tree(self):
+        with tempfile.TemporaryDirectory() as d:
+            tree = build.tree_path('x86_64', d)
+            os.makedirs(tree)
+            open(os.path.join(tree, 'kselftest-list.txt'), 'w').close()
+            self.assertEqual(build.ensure_tree('x86_64', repo=d), tree)
+            with open(os.path.join(d, 'Makefile'), 'w') as f:
+                f.write(self.MAKEFILE.replace('$(notdir $(O))" != bad', '$(ARCH)" != arm64'))
+            if build.missing(build.deps(['arm64'])):
+                self.skipTest("the arm64 build's packages are not installed")
+            said = []
+            with Quiet():
+                with self.assertRaisesRegex(build.BuildError, 'building the suite for arm64 '
+                                            'failed'):
+                    build.ensure_tree('arm64', repo=d, say=said.append)
+            self.assertRegex(said[0], r'^no build/aarch64/kselftest_install: building')
+
+
+class Tap(unittest.TestCase):
+    """kvmbench.tap, the one TAP writer, and its shell entry (vm/py.sh)."""
+
+    def test_lines(self):
+        self.assertEqual(tapmod.line(3, 0, 'a'), 'ok 3 a')
+        self.assertEqual(tapmod.line(3, 'ok', 'a', '2 s'), 'ok 3 a # 2 s')
+        self.assertEqual(tapmod.line(4, 4, 'b', 'no x'), 'ok 4 b # SKIP no x')
+        self.assertEqual(tapmod.line(None, 'skip', 'b'), 'ok b # SKIP')
+        self.assertEqual(tapmod.line(5, 137, 'c', 'exit 137'), 'not ok 5 c # exit 137')
+        self.assertEqual(tapmod.line(6, 'fail', 'd'), 'not ok 6 d')
+        with self.assertRaisesRegex(ValueError, "bad TAP status 'maybe'"):
+            tapmod.line(1, 'maybe', 'e')
+
+    def test_writer(self):
+        out = io.StringIO()
+        w = tapmod.Tap(out, start=10)
+        self.assertEqual([w.result(s, 'n') for s in ('pass', 1, 'skip', 0)],
+                         ['ok', 'fail', 'skip', 'ok'])
+        w.plan()
+        self.assertEqual(out.getvalue().splitlines()[-2:], ['ok 14 n', '1..14'])
+        self.assertEqual((w.failed, w.summary()), (1, '2 passed, 1 failed, 1 skipped'))
+
+    def test_unittest_module(self):
+        class T(unittest.TestCase):
+            def test_a(self):
+                pass
+
+            def test_b(self):
+                self.skipTest('why')
+
+            def test_c(self):
+                self.fail('boom')
+        T.__qualname__, T.__module__ = 'T', 'fake_tests'
+        mod = type(sys)('fake_tests')
+        mod.T = T
+        out = io.StringIO()
+        self.assertEqual(tapmod.tap(mod, 'x', out), 1)
+        lines = out.getvalue().splitlines()
+        self.assertEqual(lines[:5], ['TAP version 13', '1..3', 'ok 1 x: T.test_a',
+                                     'ok 2 x: T.test_b # SKIP why', 'not ok 3 x: T.test_c'])
+        self.assertIn('# AssertionError: boom', lines)
+
+    def test_shell(self):
+        sh = ('. "$0/vm/py.sh"; tap_result 0 a; tap_result skip b "no x"; tap_line 4 c; '
+              'tap_result 1 d "exit 1"; tap_plan; echo "failed=$TAP_FAILED"; '
+              'kvmbench_py tap 1 maybe e')
+        p = subprocess.run(['bash', '-c', sh, os.path.dirname(BENCH)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.stdout.splitlines(), ['ok 1 a', 'ok 2 b # SKIP no x', 'ok c # SKIP',
+                                                 'not ok 3 d # exit 1', '1..3', 'failed=1'])
+        self.assertEqual((p.returncode, p.stderr.strip()),
+                         (2, "kvmbench.tap: bad TAP status 'maybe' (ok, skip, fail or an exit "
+                          "status)"))
+
+    def test_lava_jobs(self):
+        out = io.StringIO()
+        w = tapmod.Tap(out)
+        cases = [{'suite_name': '1_kvm-selftests', 'name': n, 'result': r}
+                 for n, r in (('a', 'pass'), ('b', 'skip'), ('c', 'fail'))]
+        lavasuite.tap_of_job(w, 7, 'x86_64 6.1', 'Complete', '', cases)
+        lavasuite.tap_of_job(w, 8, 'arm64 6.1', 'Incomplete', 'timed out', [])
+        lavasuite.tap_of_job(w, 9, 'arm64 6.12', 'Complete', '', [])
+        self.assertEqual(out.getvalue().splitlines(), [
+            'ok 1 x86_64 6.1: a', 'ok 2 x86_64 6.1: b # SKIP', 'not ok 3 x86_64 6.1: c # fail',
+            'not ok 4 arm64 6.1: job 8 Incomplete # timed out',
+            'not ok 5 arm64 6.12: job 9 reported no test case'])
+        self.assertEqual(w.summary(), '1 passed, 3 failed, 1 skipped')
+
+
+class VmRun(unittest.TestCase):
+    """kvmbench.vm: vm/run's options and checks, without a boot."""
+
+    def parse_err(self, *argv):
+        with self.assertRaises(vm.Exit) as c:
+            vm.parse(argv, host='x86_64')
+        return c.exception.status, c.exception.msg, c.exception.usage
+
+    def test_defaults(self):
+        a = vm.parse(['--', './t', '-x'], host='x86_64')
+        self.assertEqual((a.arch, a.emu, a.smp, a.mem, a.mem_mib, a.numa, a.timeout, a.accel,
+                          a.cmd), ('x86_64', 'qemu', 2, '2G', 2048, 1, 3600, 'auto', ['./t', '-x']))
+        a = vm.parse(['--arch=aarch64', '--mem', '1536M', '-v', '--cpu', ''], host='x86_64')
+        self.assertEqual((a.arch, a.mem_mib, a.verbose, a.cpu), ('arm64', 1536, True, ''))
+        self.assertEqual(vm.parse(['--cpu', 'intel'], host='x86_64').emu, 'bochs')
+
+    def test_usage_errors(self):
+        for argv, msg in (
+                (['--bogus'], 'unknown option --bogus'),
+                (['--bogus=1'], 'unknown option --bogus'),
+                (['--smp'], 'option --smp needs a value'),
+                (['foo'], "unexpected argument 'foo' (use -- CMD to run a command)"),
+                (['--'], '-- needs a command'),
+                (['--arch', 'mips'], "unknown arch 'mips' (x86_64 or arm64)"),
+                (['--cpu', 'via'], "bad --cpu 'via' (amd or intel)"),
+                (['--arch', 'arm64', '--cpu', 'amd'], '--cpu amd is for --arch x86_64 only'),
+                (['--smp', '0'], "bad --smp '0'"),
+                (['--smp', '2', '--numa', '3'], '--numa 3 needs at least as many CPUs (--smp 2)'),
+                (['--hugepages', '-1'], "bad --hugepages '-1'"),
+                (['--timeout', '0'], "bad --timeout '0'"),
+                (['--mem', '64M'], "bad --mem '64M' (e.g. 2G, 1536M; at least 128M)"),
+                (['--mem', '200M', '--numa', '4', '--smp', '4'], '--mem 200M too small for --numa 4'),
+                (['--accel', 'hvf'], "bad --accel 'hvf' (auto, kvm or tcg)"),
+                (['--cpu', 'intel', '--accel', 'tcg'], '--accel tcg: --cpu intel always runs under Bochs'),
+                (['--cpu', 'intel', '--mem', '9G'], '--mem 9G: at most 8G under Bochs (--cpu intel)'),
+                (['--modules', '/'], '--modules needs --kernel'),
+                (['--debian-kernel', '6.12', '--kernel', '/x'], '--debian-kernel and --kernel exclude each other'),
+                (['--debian-kernel', '6.x'], "bad --debian-kernel '6.x' (e.g. 6.12, 6.12.115+deb12, 6.1.0-57)"),
+                (['--kernel', '/nonexistent'], "kernel '/nonexistent' not found"),
+                (['--kvm-modules', '/nonexistent'], "--kvm-modules dir '/nonexistent' not found"),
+                (['--kernel', __file__, '--kvm-modules', '/'], "--kvm-modules needs the kernel's modules")):
+            status, got, usage = self.parse_err(*argv)
+            self.assertEqual((status, usage), (2, True), argv)
+            self.assertTrue(got.startswith(msg), (argv, got))
+        self.assertEqual(self.parse_err('--smp', 'x', '-h')[0], 0)
+        self.assertEqual(self.parse_err('--bogus', '-h')[:2], (2, 'unknown option --bogus'))
+
+    def test_mem(self):
+        self.assertEqual([vm.mem_mib(m) for m in ('2G', '2048', '1536m', '1048576K', '1T', 'G', '')],
+                         [2048, 2048, 1536, 1024, 1048576, None, None])
+
+    def test_dir_checks(self):
+        with tempfile.TemporaryDirectory() as d:
+            a = vm.parse(['--dir', d], host='x86_64')
+            with self.assertRaises(vm.Exit) as c:
+                vm.check_dir(a)
+            self.assertEqual(c.exception.msg, "no kselftest-list.txt in '%s'" % d)
+            a = vm.parse(['--dir', d, '--list-first', '--', './t'], host='x86_64')
+            open(os.path.join(d, 'kselftest-list.txt'), 'w').close()
+            self.assertIsNone(vm.check_dir(a))
+            a = vm.parse(['--dir', d, '--export', d, '--', './t'], host='x86_64')
+            with self.assertRaisesRegex(vm.Exit, '--export takes no CMD'):
+                vm.check_dir(a)
+            a = vm.parse(['--dir', d, '--list-first'], host='x86_64')
+            with self.assertRaisesRegex(vm.Exit, '--list-first needs -- CMD'):
+                vm.check_dir(a)
+            # The default tree is found where it is, never rebuilt.
+            tree = build.tree_path('x86_64', d)
+            os.makedirs(tree)
+            self.assertEqual(vm.default_dir(a, repo=d), tree)
+
+    def test_accel(self):
+        a = vm.parse(['--arch', 'arm64'], host='x86_64')
+        self.assertEqual(vm.choose_accel(a, host='x86_64'), 'tcg')
+        a = vm.parse(['--arch', 'arm64', '--accel', 'kvm'], host='x86_64')
+        with self.assertRaisesRegex(vm.Exit, 'cannot run an arm64 guest on an x86_64 host'):
+            vm.choose_accel(a, host='x86_64')
+        self.assertEqual(vm.choose_accel(vm.parse(['--accel', 'tcg'], host='x86_64')), 'tcg')
+
+    def test_seam(self):
+        a = vm.parse(['--dir', '/t', '--hugepages', '3', '--', 'sh', '-c', "echo 'a b'"],
+                     host='x86_64')
+        a.accel = 'tcg'
+        a.work = '/tmp/w'
+        w = vm.boot_words(a, '1.5')
+        self.assertEqual(w[-2:], ['T_START=1.5', 'WORK=/tmp/w'])
+        self.assertIn('ACCEL=tcg', w)
+        # vm/boot.sh takes exactly these names, and nothing else.
+        sh = os.path.join(os.path.dirname(BENCH), 'vm', 'boot.sh')
+        with open(sh) as f:
+            text = f.read()
+        for kv in w:
+            self.assertIn(kv.split('=')[0] + '=*', text)
+        p = subprocess.run(['bash', sh, 'BOGUS=1'], stderr=subprocess.PIPE, text=True)
+        self.assertEqual((p.returncode, p.stderr.strip()),
+                         (2, "vm/run: vm/boot.sh: unknown setting 'BOGUS=1' (run vm/run)"))
+
+    def test_run_args(self):
+        self.assertEqual(vm.run_args('arm64', '6.12', '/t', ['./x', '-b', '4M'], smp=4,
+                                     verbose=True, numa=None)[1:],
+                         ['--arch', 'arm64', '--debian-kernel', '6.12', '--dir', '/t', '--smp', '4',
+                          '--verbose', '--', './x', '-b', '4M'])
+
+    def test_lava_export_command(self):
+        seen = []
+
+        def fake_run(cmd, **kw):
+            seen.append(cmd)
+            return subprocess.CompletedProcess(cmd, 2, 'vm/run: bad --mem\n')
+        with tempfile.TemporaryDirectory() as d:
+            real, lavajobs.subprocess.run = lavajobs.subprocess.run, fake_run
+            try:
+                with self.assertRaisesRegex(lavajobs.JobSetupError, r"failed: \['vm/run: bad"):
+                    lavajobs.export_boot('arm64', '6.12', fake_tree(os.path.join(d, 't'), 1),
+                                         os.path.join(d, 'out'), hugepages=4, mem='1G')
+            finally:
+                lavajobs.subprocess.run = real
+            self.assertFalse(os.path.exists(os.path.join(d, 'out.tests')))
+        self.assertEqual(seen[0][1:], ['--arch', 'arm64', '--dir', os.path.join(d, 'out.tests'),
+                                       '--export', os.path.join(d, 'out'), '--hugepages', '4',
+                                       '--mem', '1G', '--accel', 'tcg', '--debian-kernel', '6.12'])
+
+    def test_entry(self):
+        run = os.path.join(os.path.dirname(BENCH), 'vm', 'run')
+        p = subprocess.run([run, '--smp', 'x'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr.splitlines()[:2], [
+            "vm/run: bad --smp 'x'", 'usage: vm/run [--arch x86_64|arm64] [--cpu amd|intel] '
+            '[--dir DIR] [--debian-kernel VERSION]'])
+        p = subprocess.run([run, '--help'], stdout=subprocess.PIPE, text=True)
+        self.assertEqual((p.returncode, p.stdout), (0, vm.USAGE))
+        self.assertIs(runner.check_cpu, vm.check_cpu)
+
+
+class Fetch(unittest.TestCase):
+    """kvmbench.fetch: kernel versions, the cache, kernel images (no download)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.old = os.environ.get('XDG_CACHE_HOME')
+        os.environ['XDG_CACHE_HOME'] = self.tmp.name
+        self.cache = os.path.join(self.tmp.name, 'kvm-selftests')
+
+    def tearDown(self):
+        if self.old is None:
+            os.environ.pop('XDG_CACHE_HOME')
+        else:
+            os.environ['XDG_CACHE_HOME'] = self.old
+        self.tmp.cleanup()
+
+    def pkg(self, name, image=b'\x7fELF', modules='6.1.0-10-amd64'):
+        d = os.path.join(self.cache, name)
+        os.makedirs(os.path.join(d, 'boot'))
+        os.makedirs(os.path.join(d, 'lib', 'modules', modules))
+        with open(os.path.join(d, 'boot', 'vmlinuz-' + modules), 'wb') as f:
+            f.write(image)
+        open(os.path.join(d, '.complete'), 'w').close()
+        return d
+
+    def test_versions(self):
+        names = ['linux-image-6.1.0-9-amd64', 'linux-image-6.1.0-10-amd64',
+                 'linux-image-6.12.9+deb12-amd64', 'linux-image-6.12.10+deb12-amd64',
+                 'linux-image-6.12.10+deb12-cloud-amd64', 'linux-image-amd64',
+                 'linux-image-6.1.0-10-arm64']
+        v = fetch.debian_kernel_versions('amd64', names)
+        self.assertEqual(v, ['6.1.0-9', '6.1.0-10', '6.12.9+deb12', '6.12.10+deb12'])
+        self.assertEqual(fetch.pick_version('6.12', v, 'amd64'), '6.12.10+deb12')
+        self.assertEqual(fetch.pick_version('6.1', v, 'amd64'), '6.1.0-10')
+        self.assertEqual(fetch.pick_version('6.1.0-9', v, 'amd64'), '6.1.0-9')
+        with self.assertRaises(fetch.FetchError) as c:
+            fetch.pick_version('6.99', v, 'amd64')
+        self.assertEqual((c.exception.status, str(c.exception)),
+                         (2, "no Debian kernel '6.99' for amd64; there are: 6.1.0-9 6.1.0-10 "
+                          "6.12.9+deb12 6.12.10+deb12"))
+        with self.assertRaisesRegex(fetch.FetchError, r'there are: none \(apt-get update\?\)'):
+            fetch.pick_version('6.1', [], 'arm64')
+
+    def test_cache(self):
+        self.pkg('linux-image-6.1.0-9-amd64', modules='6.1.0-9-amd64')
+        newest = self.pkg('linux-image-6.1.0-10-amd64')
+        os.makedirs(os.path.join(self.cache, 'linux-image-6.1.0-11-amd64'))  # unfinished
+        self.assertEqual(fetch.stock_kernel_dir('x86_64'), newest)
+        self.assertEqual(fetch.fetch_deb('anything', newest), newest)   # cached: no apt
+        self.assertEqual(fetch.kernel_in(newest),
+                         (os.path.join(newest, 'boot', 'vmlinuz-6.1.0-10-amd64'),
+                          os.path.join(newest, 'lib', 'modules', '6.1.0-10-amd64')))
+        with self.assertRaisesRegex(fetch.FetchError, 'no vmlinuz in'):
+            fetch.kernel_in(self.tmp.name)
+
+    def write(self, name, data):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, 'wb') as f:
+            f.write(data)
+        return path
+
+    def test_images(self):
+        bz = self.write('bz', b'\0' * 0x202 + b'HdrS' + b'\0' * 64)
+        arm = self.write('Image', b'\0' * 0x38 + b'ARMd' + b'\0' * 8)
+        elf = self.write('vmlinux', b'\x7fELF' + b'\0' * 60)
+        gz = self.write('Image.gz', b'\x1f\x8b' + b'\0' * 60)
+        txt = self.write('text', b'hello, world\n' * 100)
+        self.assertEqual([fetch.is_kernel_image('x86_64', f) for f in (bz, arm, elf, gz, txt)],
+                         [True, False, True, False, False])
+        self.assertEqual([fetch.is_kernel_image('arm64', f) for f in (bz, arm, elf, gz, txt)],
+                         [False, True, True, True, False])
+        self.assertFalse(fetch.is_kernel_image('arm64', '/nonexistent'))
+        a = vm.parse(['--cpu', 'intel', '--kernel', elf], host='x86_64')
+        with self.assertRaisesRegex(vm.Exit, 'is not a bzImage'):
+            vm.choose_kernel(a)
+        a = vm.parse(['--kernel', txt], host='x86_64')
+        with self.assertRaisesRegex(vm.Exit, 'is not a bootable x86_64 kernel image') as c:
+            vm.choose_kernel(a)
+        self.assertEqual(c.exception.status, 3)
+        a = vm.parse(['--kernel', elf, '--modules', self.tmp.name], host='x86_64')
+        self.assertEqual(vm.choose_kernel(a), (elf, self.tmp.name))
+
+    def test_pvh(self):
+        import lzma
+        payload = b'\x7fELF' + bytes(range(256)) * 40
+        d = os.path.join(self.tmp.name, 'boot')
+        os.makedirs(d)
+        bz = os.path.join(d, 'vmlinuz-6.1')
+        with open(bz, 'wb') as f:
+            f.write(b'\0' * 0x202 + b'HdrS' + b'\0' * 500 + lzma.compress(payload) + b'\0' * 64)
+        self.assertEqual(fetch.pvh_vmlinux(bz), bz)      # no CONFIG_PVH=y: the bzImage
+        with open(os.path.join(d, 'config-6.1'), 'w') as f:
+            f.write('CONFIG_X=y\nCONFIG_PVH=y\n')
+        out = fetch.pvh_vmlinux(bz)
+        self.assertEqual(out, os.path.join(d, 'vmlinux-pvh'))
+        with open(out, 'rb') as f:
+            self.assertEqual(f.read(), payload)
+        # The shell's name for it (vm/fetch.sh) runs the same code.
+        sh = ('. "$0/vm/build-deps.sh"; . "$0/vm/fetch.sh"; info() { echo "t: $*" >&2; }; '
+              'pvh_vmlinux "$1"; debian_kernel_dir 6.x x86_64')
+        os.remove(out)
+        p = subprocess.run(['bash', '-c', sh, os.path.dirname(BENCH), bz],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual((p.returncode, p.stdout), (2, out + '\n'))
+        self.assertRegex(p.stderr, "^t: no Debian kernel '6.x' for amd64")
+
+
+class Initramfs(unittest.TestCase):
+    """kvmbench.initramfs: modules, their order and release, the guest's conf."""
+
+    def ko(self, d, name, depends='', release='6.1.0-10-amd64', xz=False):
+        import lzma
+        data = (b'\x7fELF junk\0license=GPL\0depends=%s\0vermagic=%s SMP mod_unload\0' %
+                (depends.encode(), release.encode()))
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, name + ('.ko.xz' if xz else '.ko'))
+        with open(path, 'wb') as f:
+            f.write(lzma.compress(data) if xz else data)
+        return path
+
+    def test_modules(self):
+        with tempfile.TemporaryDirectory() as d:
+            tree = os.path.join(d, 'lib', 'modules', '6.1.0-10-amd64')
+            self.ko(os.path.join(tree, 'virt'), 'irqbypass')
+            self.ko(os.path.join(tree, 'kvm'), 'kvm', 'irqbypass', xz=True)
+            self.ko(os.path.join(tree, 'kvm'), 'kvm-amd', 'kvm,ccp')
+            self.ko(os.path.join(tree, 'crypto'), 'ccp')
+            self.ko(os.path.join(tree, 'kvm'), 'kvm-intel', 'kvm,missing_one')
+            mine = os.path.join(d, 'mine')
+            self.ko(mine, 'kvm', 'irqbypass')
+            root = os.path.join(d, 'root')
+            with Quiet() as q:
+                initramfs.install_kvm_modules(tree, root, 'x86_64', mine)
+            self.assertIn('warning: dependency missing_one of kvm_intel not found', q.err)
+            with open(os.path.join(root, 'etc', 'vmrun', 'mods.amd')) as f:
+                self.assertEqual(f.read(), 'irqbypass\nkvm\nccp\nkvm_amd\n')
+            with open(os.path.join(root, 'etc', 'vmrun', 'mods.intel')) as f:
+                self.assertEqual(f.read(), 'irqbypass\nkvm\nkvm_intel nested=1\n')
+            self.assertEqual(sorted(os.listdir(os.path.join(root, 'lib', 'modules'))),
+                             ['ccp.ko', 'irqbypass.ko', 'kvm.ko', 'kvm_amd.ko', 'kvm_intel.ko'])
+            # --kvm-modules: mine's kvm.ko (plain) replaced the tree's (xz).
+            with open(os.path.join(root, 'lib', 'modules', 'kvm.ko'), 'rb') as f:
+                self.assertTrue(f.read().startswith(b'\x7fELF'))
+            self.assertEqual(initramfs.check_kvm_modules(mine, '6.1.0-10-amd64'), '')
+            with self.assertRaisesRegex(fetch.FetchError, 'kvm.ko is for 6.1.0-10-amd64, the '
+                                        'kernel to boot is 6.12'):
+                initramfs.check_kvm_modules(mine, '6.12')
+            with self.assertRaisesRegex(fetch.FetchError, 'no modules and no kernel'):
+                initramfs.check_kvm_modules(os.path.join(d, 'root', 'etc'), '6.12')
+            boot = os.path.join(d, 'arm', 'boot')
+            os.makedirs(boot)
+            open(os.path.join(boot, 'Image-6.12.1-arm64'), 'w').close()
+            self.assertEqual(initramfs.check_kvm_modules(os.path.dirname(boot), '6.12.1-arm64'),
+                             os.path.join(boot, 'Image-6.12.1-arm64'))
+            with self.assertRaisesRegex(fetch.FetchError, 'its kernel is 6.12.1-arm64'):
+                initramfs.check_kvm_modules(os.path.dirname(boot), '6.12.2-arm64')
+            # arm64's KVM is built in: no list.
+            root2 = os.path.join(d, 'root2')
+            initramfs.install_kvm_modules(os.path.join(d, 'arm'), root2, 'arm64')
+            self.assertEqual(os.listdir(os.path.join(root2, 'etc', 'vmrun')), [])
+
+    def test_conf(self):
+        cmd = ['sh', '-c', "echo 'a b' \"$0\""]
+        text = initramfs.conf(cmd, False, '', 4)
+        self.assertTrue(text.startswith('MODE=cmd\nHUGEPAGES=4\nCMD='))
+        p = subprocess.run(['sh', '-c', '. "$0"; eval "set -- $CMD"; "$@"', '/dev/stdin'],
+                           input=text, stdout=subprocess.PIPE, text=True)
+        self.assertEqual(p.stdout, 'a b sh\n')
+        self.assertEqual([initramfs.conf(c, lf, ex, 0).split('\n')[0] for c, lf, ex in (
+            ([], False, ''), (['x'], True, ''), ([], False, '/out'))],
+            ['MODE=tests', 'MODE=both', 'MODE=lava'])
+
+    def test_tools(self):
+        missing = initramfs.host_tools_missing('bochs', 'x86_64')
+        for check, pkg in initramfs.TOOLS[('bochs', 'x86_64')]:
+            there = os.path.exists(check) if check.startswith('/') else shutil.which(check)
+            self.assertEqual(pkg in missing, not there, check)
 
 
 class CompareOptions(unittest.TestCase):

@@ -45,11 +45,11 @@ case ${1:-} in
 esac
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-DELAY=200 VM_DELAY=5000 NUM=0 FAILED=0
+DELAY=200 VM_DELAY=5000
 
-ok() { NUM=$((NUM + 1)); echo "ok $NUM $*"; }
-not_ok() { NUM=$((NUM + 1)); FAILED=1; echo "not ok $NUM $*"; }
-skip() { NUM=$((NUM + 1)); echo "ok $NUM $1 # SKIP $2"; }
+ok() { tap_result ok "$*"; }
+not_ok() { tap_result fail "$*"; }
+skip() { tap_result skip "$1" "$2"; }
 check() {	# check NAME CMD...: ok if CMD succeeds
 	local name=$1
 	shift
@@ -150,8 +150,8 @@ unit_tests() {	# bench/test_*.py --tap, renumbered into this TAP
 		python3 "$REPO/bench/$t.py" --tap >"$LOGS/$t.log" 2>&1
 		while IFS= read -r line; do
 			case $line in
-			"ok "*) NUM=$((NUM + 1)); echo "ok $NUM ${line#ok * }" ;;
-			"not ok "*) NUM=$((NUM + 1)); FAILED=1; echo "not ok $NUM ${line#not ok * }" ;;
+			"ok "*) ok "${line#ok * }" ;;
+			"not ok "*) not_ok "${line#not ok * }" ;;
 			"#"*) echo "$line" ;;
 			esac
 		done <"$LOGS/$t.log"
@@ -267,5 +267,5 @@ check "bisect-run --packages: a good last kernel ends it, no regression" \
 	-- demand_paging_test -u MISSING -b 1M -d $VM_DELAY
 grep -q '^BISECT no regression' "$LOGS/bisect-packages.out" ||
 	echo "# --packages did not say 'no regression'"
-echo "1..$NUM"
-exit $FAILED
+tap_plan
+exit $TAP_FAILED

@@ -4,15 +4,14 @@
 # kernel itself: the kernel and vm/run's initramfs go onto a GRUB rescue
 # ISO that the Bochs BIOS boots from an emulated CD-ROM.  The serial port
 # writes into vm/run's console FIFO.  Operations, as vm/qemu.sh has them:
-#   bochs_tools          check:package pairs of what this emulator needs
-#   bochs_check_args     usage errors for what Bochs does not support
-#   bochs_kernel PATH    print the image to boot (a bzImage) or fail
 #   bochs_boot_timeout   default seconds to reach guest init
 #   bochs_command        fill EMU_CMD (and write the ISO and bochsrc)
 #   bochs_stdout         where the emulator's stdout goes
 #   bochs_stderr         filter for the emulator's stderr
-# Sourced by vm/run; uses its globals (ARCH, SMP, MEM_MIB, NUMA, ACCEL,
-# KERNEL, WORK, VERBOSE) and info(), die_usage().
+# Sourced by vm/boot.sh.  What Bochs does not support, its host packages
+# and its kernel (a bzImage) are vm/run's Python part's
+# (bench/kvmbench/vm.py, initramfs.py); uses the globals (ARCH, SMP, MEM_MIB,
+# KERNEL, WORK, VERBOSE) and info().
 
 # A Bochs CPU model with VMX, EPT and VPID (also: corei7_skylake_x,
 # corei7_icelake_u).
@@ -23,28 +22,6 @@ BOCHS_CPU_MODEL=${VMRUN_BOCHS_CPU:-corei7_haswell_4770}
 # emulates per wall second (docs/intel.md), so that emulated and wall
 # time stay close.
 BOCHS_IPS=${VMRUN_BOCHS_IPS:-40000000}
-
-bochs_tools() {
-	echo bochs-bin:bochs /usr/share/bochs/BIOS-bochs-latest:bochsbios \
-		/usr/share/vgabios/vgabios.bin:vgabios grub-mkrescue:grub-common \
-		/usr/lib/grub/i386-pc/cdboot.img:grub-pc-bin xorriso:xorriso mformat:mtools
-}
-
-bochs_check_args() {
-	[[ $ARCH == x86_64 ]] || die_usage "--cpu intel needs --arch x86_64 (Bochs emulates x86 only)"
-	[[ $ACCEL == auto ]] || die_usage "--accel $ACCEL: --cpu intel always runs under Bochs"
-	((NUMA == 1)) || die_usage "--numa $NUMA: Bochs emulates no NUMA (--cpu intel)"
-	((MEM_MIB <= 8192)) || die_usage "--mem $MEM: at most 8G under Bochs (--cpu intel)"
-}
-
-# GRUB's linux loader boots bzImages, not the ELF vmlinux QEMU takes.
-bochs_kernel() {
-	if [[ $(file_hex "$1" 514 4) != 48647253 ]]; then
-		info "$1 is not a bzImage (--cpu intel boots bzImages through GRUB)"
-		exit 3
-	fi
-	echo "$1"
-}
 
 # Wall seconds: Bochs needs ~3 minutes of one host core to reach init,
 # far more wall time on a loaded host (20 minutes gave it 2 at load 20).

@@ -2,7 +2,7 @@
 # The emulator-neutral side of vm/run: the console filter that turns the
 # guest's marker lines (vm/init) into vm/run's messages and exit status.
 # Every emulator (vm/qemu.sh, vm/bochs.sh) feeds its serial console into
-# it.  Sourced by vm/run; uses its globals (WORK, VERBOSE, TIMING,
+# it.  Sourced by vm/boot.sh; uses its globals (WORK, VERBOSE, TIMING,
 # BOOT_TIMEOUT) and info().
 
 # Seconds since EPOCHREALTIME value $1, with one decimal.

@@ -9,13 +9,14 @@
 # (GATE_VM_JOBS) in its pool, and (from vm/host-kvm.sh)
 # host_kvm_runs_guests.
 
-# count_host RC NAME: one host run's result.
+# count_host RC NAME: one host run's result (an exit status), counted.
 count_host() {
 	case $1 in
-	0) PASSED=$((PASSED + 1)); echo "ok $2" ;;
-	4) SKIPPED=$((SKIPPED + 1)); echo "ok $2 # SKIP" ;;
-	*) fail "$2 exited $1" ;;
+	0) PASSED=$((PASSED + 1)) ;;
+	4) SKIPPED=$((SKIPPED + 1)) ;;
+	*) fail "$2 exited $1"; return 0 ;;
 	esac
+	tap_line "$1" "$2"
 }
 
 # gate_builds ARCH...: the gates' builds (LLVM=1 static for each ARCH,
@@ -28,7 +29,7 @@ gate_builds() {
 	GATE_VM_JOBS=() GATE_SANS=()
 	for arch in "$@"; do
 		gate_make "clang build $arch (make LLVM=1)" "build-clang-$arch" \
-			LLVM=1 ARCH="$arch" STATIC=1 O="$REPO/build/clang-${arch/arm64/aarch64}" \
+			LLVM=1 ARCH="$arch" STATIC=1 O="$REPO/build/clang-$(kvmbench_build arch-dir "$arch")" \
 			kselftest_install && GATE_VM_JOBS+=("job_clang $arch")
 	done
 	if [[ " $* " == *" x86_64 "* ]]; then

@@ -21,6 +21,8 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=vm/py.sh
+. "$REPO/vm/py.sh"
 LOGS=$REPO/build/logs/kvm
 case ${1:-} in
 '') ;;
@@ -30,15 +32,15 @@ case ${1:-} in
 esac
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-K=6.12 PATCHES=$REPO/bench/testdata/kvm-patches OUT=$REPO/build/kvm NUM=0 FAILED=0
+K=6.12 PATCHES=$REPO/bench/testdata/kvm-patches OUT=$REPO/build/kvm
 BAD=$(ls "$PATCHES"/0003-*.patch)
 BAD_SUBJECT='KVM: x86/mmu: Flush remote TLBs after each TDP MMU fault'
 TEST=(dirty_log_perf_test -b 8M -i 2)
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
-ok() { NUM=$((NUM + 1)); echo "ok $NUM $*"; }
-not_ok() { NUM=$((NUM + 1)); FAILED=1; echo "not ok $NUM $*"; }
+ok() { tap_result ok "$*"; }
+not_ok() { tap_result fail "$*"; }
 # check NAME LOG CMD...: run CMD (output to LOG), ok if it exits 0; the
 # status in $RC, the time in the result line.
 check() {
@@ -134,5 +136,5 @@ else
 	tail -25 "$LOGS/private.log" | sed 's/^/# /'
 	not_ok "private memory: no private_mem_conversions_test case passed (vm/run exit $RC)"
 fi
-echo "1..$NUM"
-exit "$FAILED"
+tap_plan
+exit "$TAP_FAILED"

@@ -1,37 +1,15 @@
 # shellcheck shell=bash
 # QEMU side of vm/run (--cpu amd, and arm64): TCG with emulated SVM or
 # ARM virtualization, or the host's KVM.  The operations vm/run calls
-# (vm/bochs.sh has the same set):
-#   qemu_tools           check:package pairs of what this emulator needs
-#   qemu_check_args      usage errors for what it does not support
-#   qemu_kernel PATH WHO print the image to boot (WHO: given by --kernel,
-#                        or stock: a Debian package's bzImage)
+# (vm/bochs.sh has the same set; the option checks, the host packages and
+# the kernel are vm/run's Python part's, bench/kvmbench/vm.py):
 #   qemu_boot_timeout    default seconds to reach guest init
 #   qemu_command         fill EMU_CMD; the serial console is its stdout
 #   qemu_stdout          where its stdout goes: the console FIFO
 #   qemu_stderr          filter for its stderr
 #   qemu_diagnose        more lines to show when the VM died
-# Sourced by vm/run; uses its globals (ARCH, ACCEL, SMP, MEM_MIB, NUMA,
+# Sourced by vm/boot.sh; uses its globals (ARCH, ACCEL, SMP, MEM_MIB, NUMA,
 # KERNEL, WORK, VERBOSE) and info().
-
-qemu_tools() {
-	if [[ $ARCH == x86_64 ]]; then
-		echo qemu-system-x86_64:qemu-system-x86
-	else
-		echo qemu-system-aarch64:qemu-system-arm
-	fi
-}
-
-qemu_check_args() { :; }
-
-# x86: boot the bzImage's uncompressed vmlinux through PVH (vm/fetch.sh).
-qemu_kernel() {
-	if [[ $ARCH == x86_64 && $2 == stock ]]; then
-		pvh_vmlinux "$1"
-	else
-		echo "$1"
-	fi
-}
 
 qemu_boot_timeout() { echo 300; }
 qemu_stdout() { echo "$WORK/console"; }

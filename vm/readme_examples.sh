@@ -26,6 +26,8 @@ VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$VM_DIR")
 # shellcheck source=vm/host-kvm.sh
 . "$VM_DIR/host-kvm.sh"
+# shellcheck source=vm/py.sh
+. "$VM_DIR/py.sh"
 
 usage() { sed -n '18,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 die_usage() { echo "vm/readme_examples.sh: $*" >&2; usage >&2; exit 2; }
@@ -80,16 +82,14 @@ if [[ -n $CLONE ]]; then
 	echo "# in a fresh clone: $TOP" >&2
 fi
 mkdir -p "$LOGS"
-HOST_OK='' FAILED=0
+HOST_OK=''
 echo "TAP version 13"
-echo "1..${#ALL[@]}"
-n=0
 for ex in "${ALL[@]}"; do
-	n=$((n + 1))
+	n=$((TAP_NUM + 1))
 	IFS=$'\t' read -r file tag cmd <<<"$ex"
 	name="$file: $cmd"
 	if [[ $tag == slow* ]]; then
-		echo "ok $n $name # SKIP too slow for CI (${tag#slow: })"
+		tap_result skip "$name" "too slow for CI (${tag#slow: })"
 		continue
 	fi
 	if [[ $cmd == build/* ]]; then
@@ -98,7 +98,7 @@ for ex in "${ALL[@]}"; do
 			host_kvm_runs_guests "$TOP/build/x86_64/kselftest_install/kvm" && HOST_OK=yes
 		fi
 		if [[ $HOST_OK == no ]]; then
-			echo "ok $n $name # SKIP this host's /dev/kvm does not run the suite's guests: $HOST_KVM_WHY"
+			tap_result skip "$name" "this host's /dev/kvm does not run the suite's guests: $HOST_KVM_WHY"
 			continue
 		fi
 	fi
@@ -107,13 +107,14 @@ for ex in "${ALL[@]}"; do
 	rc=0
 	(cd "$TOP" && timeout -k 10 "$TMO" bash -c "$cmd") </dev/null >"$log" 2>&1 || rc=$?
 	case $rc in
-	0) echo "ok $n $name # $((SECONDS - start)) s" ;;
-	4) echo "ok $n $name # SKIP exit 4 $(grep -m1 -i skip "$log" | cut -c1-100)" ;;
+	0) why="$((SECONDS - start)) s" ;;
+	4) why="exit 4 $(grep -m1 -i skip "$log" | cut -c1-100)" ;;
 	*)
 		tail -20 "$log" | sed 's/^/# /'
-		echo "not ok $n $name # exit $rc after $((SECONDS - start)) s (log: $log)"
-		FAILED=$((FAILED + 1))
+		why="exit $rc after $((SECONDS - start)) s (log: $log)"
 		;;
 	esac
+	tap_result "$rc" "$name" "$why"
 done
-((FAILED == 0))
+tap_plan
+((TAP_FAILED == 0))

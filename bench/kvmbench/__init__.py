@@ -18,9 +18,22 @@ runs stats_cli.py.  The layers, each usable alone:
   runner     where runs happen: Run (side, index, warm-up, arguments) and
              the backends that run a list of them and file each: Host (a
              subprocess a run, killed on timeout) and VM (one vm/run boot,
-             the kernel a side names; guest.sh is its shell); the build,
-             the VM's clock and the host's shell helpers (vm/build-deps.sh,
-             vm/host-kvm.sh)
+             the kernel a side names; guest.sh is its shell); the VM's
+             clock and the host's shell helper (vm/host-kvm.sh)
+  build      the suite's build, the one place for it: arch names and
+             build/ directories, the build's Debian packages, the static
+             kselftest install (build_suite, ensure_tree), vm/run's
+             options for a kernel (kernel_args); vm/build-deps.sh wraps it
+             for shell scripts
+  tap        the one TAP writer (Tap, line; tap() for a unittest module;
+             shell scripts through vm/py.sh's tap_result)
+  fetch      the kernels vm/run boots: Debian packages fetched once into
+             the cache, versions, kernel images, PVH vmlinux
+  initramfs  what vm/run puts in the guest: busybox, the tests, KVM's
+             modules in load order, /etc/vmrun/conf; the host's tools
+  vm         vm/run's options, checks, default build, accelerator,
+             kernel and initramfs, before vm/boot.sh boots; run_args()
+             builds a vm/run command
   compare    bench/compare: options, the order A B B A ..., batches a look
              of --until within --budget, the report
   bisect     bench/bisect-run: one kernel judged against a baseline, or

@@ -4,6 +4,7 @@ share (a usage error is one line, exit 2)."""
 import argparse
 import re
 
+from . import build
 from .errors import UsageError as Usage  # a bad command line: the message, exit 2
 
 
@@ -61,7 +62,7 @@ def vm_size(arch, mem):
     the VM's --mem."""
     if not re.fullmatch(r'[1-9][0-9]*[KMGT]?', mem):
         raise Usage("bad --mem '%s'" % mem)
-    arch = 'arm64' if arch == 'aarch64' else arch
-    if arch not in ('x86_64', 'arm64'):
-        raise Usage("unknown arch '%s' (x86_64 or arm64)" % arch)
-    return arch
+    try:
+        return build.arch_name(arch)
+    except ValueError as e:
+        raise Usage(str(e)) from None

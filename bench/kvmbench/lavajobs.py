@@ -11,12 +11,12 @@ import string
 import subprocess
 import sys
 
-from . import lava
+from . import build, lava, vm
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAVA_DIR = os.path.join(REPO, 'lava')
 DEVICE_TYPE = 'qemu'
-DEBIAN_KERNEL = re.compile(r'^[0-9]+\.[0-9]+([.+-][0-9a-z.+-]*)?$')
+DEBIAN_KERNEL = re.compile('^%s$' % build.KERNEL_VERSION)
 
 
 class JobSetupError(Exception):
@@ -50,34 +50,20 @@ def connect(prog, spec, token=None):
     return api
 
 
-def arch_dir(arch):
-    return 'aarch64' if arch == 'arm64' else arch
-
-
 def ensure_tree(arch, log_dir):
     """build/<arch>/kselftest_install, built (static) if missing."""
-    out = os.path.join(REPO, 'build', arch_dir(arch))
-    tree = os.path.join(out, 'kselftest_install')
-    if os.path.exists(os.path.join(tree, 'kselftest-list.txt')):
-        return tree
-    os.makedirs(log_dir, exist_ok=True)
-    log = os.path.join(log_dir, 'build-%s.log' % arch)
-    script = ('. "$0/vm/build-deps.sh" && ensure_build_deps "$1" && '
-              'build_suite "$0" "$1" "$2" "$3"')
-    if subprocess.call(['bash', '-c', script, REPO, arch, out, log]):
-        raise JobSetupError('building the suite for %s failed (log: %s)' % (arch, log))
-    return tree
+    try:
+        return build.ensure_tree(arch, os.path.join(log_dir, 'build-%s.log' % arch))
+    except build.BuildError as e:
+        raise JobSetupError(str(e)) from None
 
 
 def kernel_args(spec):
     """vm/run's options for a kernel: a Debian version, IMAGE or IMAGE:MODULES."""
-    if DEBIAN_KERNEL.match(spec):
-        return ['--debian-kernel', spec]
-    image, _, mods = spec.partition(':')
-    if not os.path.isfile(image):
-        raise JobSetupError("kernel '%s' is neither a Debian version (6.1, 6.12) nor a file"
-                            % spec)
-    return ['--kernel', image] + (['--modules', mods] if mods else [])
+    try:
+        return build.kernel_args(spec)
+    except ValueError as e:
+        raise JobSetupError(str(e)) from None
 
 
 def export_boot(arch, kernel, tree, out, hugepages=0, mem='2G'):
@@ -88,8 +74,8 @@ def export_boot(arch, kernel, tree, out, hugepages=0, mem='2G'):
     shutil.copytree(tree, stage, symlinks=True)
     os.makedirs(os.path.join(stage, 'lava'), exist_ok=True)
     shutil.copy2(os.path.join(LAVA_DIR, 'guest.sh'), os.path.join(stage, 'lava', 'guest.sh'))
-    cmd = [os.path.join(REPO, 'vm', 'run'), '--export', out, '--arch', arch, '--dir', stage,
-           '--hugepages', str(hugepages), '--mem', mem, '--accel', 'tcg'] + kernel_args(kernel)
+    cmd = vm.run_args(arch, tests=stage, export=out, hugepages=hugepages, mem=mem,
+                      accel='tcg') + kernel_args(kernel)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True, stdin=subprocess.DEVNULL)
     shutil.rmtree(stage, ignore_errors=True)

@@ -11,34 +11,25 @@ import sys
 import time
 
 from . import lava, lavajobs
+from .tap import Tap
 
 PROG = 'vm/suite'
 
 
-def tap_of_job(jid, label, health, reason, tests, n0):
-    """TAP lines of one job's cases, numbered from @n0 + 1; (lines, p, f, s)."""
-    lines, p, f, s = [], 0, 0, 0
+def tap_of_job(w, jid, label, health, reason, tests):
+    """One job's cases as results of the Tap @w."""
+    n0 = w.num
     for t in lavajobs.suite_cases(tests):
-        n0 += 1
         res = t.get('result')
-        if res == 'pass':
-            lines.append('ok %d %s: %s' % (n0, label, t['name']))
-            p += 1
-        elif res == 'skip':
-            lines.append('ok %d %s: %s # SKIP' % (n0, label, t['name']))
-            s += 1
+        name = '%s: %s' % (label, t['name'])
+        if res in ('pass', 'skip'):
+            w.result(res, name)
         else:
-            lines.append('not ok %d %s: %s # %s' % (n0, label, t['name'], res))
-            f += 1
+            w.result('fail', name, res)
     if health != 'Complete':
-        n0 += 1
-        lines.append('not ok %d %s: job %d %s # %s' % (n0, label, jid, health, reason))
-        f += 1
-    elif not lines:
-        n0 += 1
-        lines.append('not ok %d %s: job %d reported no test case' % (n0, label, jid))
-        f += 1
-    return lines, p, f, s
+        w.result('fail', '%s: job %d %s' % (label, jid, health), reason)
+    elif w.num == n0:
+        w.result('fail', '%s: job %d reported no test case' % (label, jid))
 
 
 def main(argv=None):
@@ -105,8 +96,8 @@ def main(argv=None):
         lavajobs.say(PROG, str(e))
         return 2
     done = lavajobs.wait_all(api, PROG, [j for j, _ in jobs], a.timeout * 60 + 900, names)
-    p = f = s = n = 0
-    print('TAP version 13')
+    w = Tap()
+    w.header()
     for jid, label in jobs:
         health, reason, tests = lavajobs.job_outcome(api, jid, done[jid], out, defs[jid])
         job = done[jid]
@@ -115,14 +106,11 @@ def main(argv=None):
             took = ', %s to %s' % (job['start_time'], job['end_time'])
         print('# job %d: %s on %s: %s%s (log and results: %s/job-%d)' %
               (jid, label, job.get('actual_device') or '?', health, took, out, jid))
-        lines, jp, jf, js = tap_of_job(jid, label, health, reason, tests, n)
-        print('\n'.join(lines))
-        n += len(lines)
-        p, f, s = p + jp, f + jf, s + js
-    print('1..%d' % n)
-    print('# %d jobs in %.0f s' % (len(jobs), time.time() - t0))
-    print('%d passed, %d failed, %d skipped' % (p, f, s))
-    return 1 if f else 0
+        tap_of_job(w, jid, label, health, reason, tests)
+    w.plan()
+    w.comment('%d jobs in %.0f s' % (len(jobs), time.time() - t0))
+    w.write(w.summary())
+    return 1 if w.failed else 0
 
 
 if __name__ == '__main__':

@@ -11,46 +11,54 @@ backend runs a list of them in order and files each with Results.record
   VM     one boot of vm/run (a kernel of its choice) running the runs in
          the guest's shell (guest.sh), read back from its console
 
-and the set-up they share: the suite's build (vm/build-deps.sh), the
-kernel a side names (kernel_args), the VM's CPU and clock checks.
+and the set-up they share: the suite's build and the kernel a side names
+(kvmbench.build, re-exported here: ensure, build, kernel_args, arch_dir,
+host_arch), the VM's CPU and clock checks.
 """
 import collections
 
 import os
-import re
 import signal
 import subprocess
 import sys
 import time
 
+from . import build as _build
+from . import vm as _vm
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GUEST_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'guest.sh')
 
-Run = collections.namedtuple('Run', 'side idx warm args')
+# The suite's build and kernel names: kvmbench.build's, under the names
+# the callers of runner use.
+KERNEL_VERSION = _build.KERNEL_VERSION
+arch_dir = _build.arch_dir
+host_arch = _build.host_arch
+kernel_args = _build.kernel_args
+check_cpu = _vm.check_cpu
 
-KERNEL_VERSION = r'[0-9]+\.[0-9]+([.+-][0-9a-z.+-]*)?'
+Run = collections.namedtuple('Run', 'side idx warm args')
 
 def shquote(args):
     """Each of @args single-quoted for a POSIX shell, space-separated."""
     return ' '.join("'%s'" % a.replace("'", "'\\''") for a in args)
 
-def shell(func, *args, **kw):
-    """Run a function of vm/build-deps.sh or vm/host-kvm.sh (bash), its
-    status."""
-    script = '. "$0/vm/build-deps.sh" && . "$0/vm/host-kvm.sh" && "$@"'
-    return subprocess.run(['bash', '-c', script, REPO, func] + list(args), **kw).returncode
-
 def ensure(arch, *packages):
-    """The build's dependencies for @arch and @packages installed (Debian)."""
-    return shell('ensure_build_deps', arch) == 0 and (
-        not packages or shell('ensure_packages', *packages) == 0)
+    """The build's dependencies for @arch and @packages installed (Debian);
+    False (why on stderr) if that failed."""
+    try:
+        _build.ensure_deps(arch)
+        _build.ensure_packages(list(packages))
+    except _build.BuildError as e:
+        print(e, file=sys.stderr)
+        return False
+    return True
 
 def build(src, arch, out, log=None):
     """A static kselftest install of the suite in @src for @arch under
     @out (out/kselftest_install), its log in @log (default out.build.log);
     the log's tail on failure."""
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    return shell('build_suite', src, arch, out, log or out + '.build.log') == 0
+    return _build.build_suite(src, arch, out, log)
 
 def host_kvm_why(test_dir):
     """'' when this host's /dev/kvm runs our guests (a probe with
@@ -60,37 +68,6 @@ def host_kvm_why(test_dir):
     p = subprocess.run(['bash', '-c', script, REPO, test_dir], stdout=subprocess.PIPE,
                        text=True)
     return '' if p.returncode == 0 else (p.stdout or 'probe failed')
-
-def kernel_args(spec):
-    """vm/run's arguments for a kernel given as a Debian kernel version
-    (6.1, 6.12.115+deb12), IMAGE or IMAGE:MODULES_DIR; ValueError(why)
-    if it is neither."""
-    img, _, mods = spec.partition(':')
-    if os.path.isfile(img):
-        if mods and not os.path.isdir(mods):
-            raise ValueError("no modules dir '%s'" % mods)
-        return ['--kernel', img] + (['--modules', mods] if mods else [])
-    if re.fullmatch(KERNEL_VERSION, spec):
-        return ['--debian-kernel', spec]
-    raise ValueError("kernel '%s' is neither an image file nor a Debian kernel version" % spec)
-
-def check_cpu(cpu, arch):
-    """Why vm/run's --cpu @cpu does not go with @arch, or None."""
-    if not cpu:
-        return None
-    if cpu not in ('amd', 'intel'):
-        return "bad --cpu '%s' (amd or intel)" % cpu
-    if arch != 'x86_64':
-        return '--cpu %s is for --arch x86_64 only' % cpu
-    return None
-
-def arch_dir(arch):
-    """The build/ subdirectory of @arch (x86_64, aarch64)."""
-    return 'aarch64' if arch == 'arm64' else 'x86_64'
-
-def host_arch():
-    m = os.uname().machine
-    return 'arm64' if m == 'aarch64' else m
 
 def clock_pick(clock, cpu, smp):
     """The clock of a bench run: @clock (--clock) if given; bochs with
