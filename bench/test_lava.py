@@ -22,7 +22,7 @@ from unittest import mock
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from kvmbench import lab, lava, lavacompare, lavasuite  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.tap import Tap, tap  # noqa: E402
 
 TOKEN = 'sekrit'
 
@@ -222,17 +222,22 @@ class Suite(unittest.TestCase):
                  dict(case('access', 'fail'), suite_name='0_kvm-selftests'),
                  dict(case('rate', 'pass', '12.5'), suite_name='0_kvm-selftests'),
                  dict(case('job', 'pass'), suite_name='lava')]
-        lines, p, f, s = lavasuite.tap_of_job(7, 'x86_64-6.1', 'Complete', '', tests, 3)
+        def run(jid, label, health, reason, tests, start):
+            out = io.StringIO()
+            w = Tap(out, start)
+            lavasuite.tap_of_job(w, jid, label, health, reason, tests)
+            return out.getvalue().splitlines(), w.counts
+
+        lines, n = run(7, 'x86_64-6.1', 'Complete', '', tests, 3)
         self.assertEqual(lines, ['ok 4 x86_64-6.1: mmu_stress_test',
                                  'ok 5 x86_64-6.1: nested # SKIP',
                                  'not ok 6 x86_64-6.1: access # fail'])
-        self.assertEqual((p, f, s), (1, 1, 1))
-        lines, p, f, s = lavasuite.tap_of_job(7, 'arm64-6.12', 'Incomplete', 'no console',
-                                              tests[:1], 0)
+        self.assertEqual(n, {'ok': 1, 'fail': 1, 'skip': 1})
+        lines, n = run(7, 'arm64-6.12', 'Incomplete', 'no console', tests[:1], 0)
         self.assertEqual(lines[-1], 'not ok 2 arm64-6.12: job 7 Incomplete # no console')
-        self.assertEqual((p, f, s), (1, 1, 0))
-        lines, p, f, s = lavasuite.tap_of_job(8, 'x', 'Complete', '', [], 0)
-        self.assertEqual((lines, f), (['not ok 1 x: job 8 reported no test case'], 1))
+        self.assertEqual(n, {'ok': 1, 'fail': 1, 'skip': 0})
+        lines, n = run(8, 'x', 'Complete', '', [], 0)
+        self.assertEqual((lines, n['fail']), (['not ok 1 x: job 8 reported no test case'], 1))
 
     def test_usage(self):
         for argv in (['--lava', 'local', '--arch', 'mips'], ['--lava', 'local', '--kernels', 'x'],
