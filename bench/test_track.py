@@ -18,7 +18,7 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import changepoint, track, trackdb, trackjudge, trackreport  # noqa: E402
+from kvmbench import attribute, changepoint, track, trackdb, trackjudge, trackreport  # noqa: E402
 from kvmbench.errors import UsageError  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
@@ -309,6 +309,60 @@ class Track(unittest.TestCase):
             self.assertIn('data:image/png;base64,iVBOR', h)
         with open(paths[1]) as f:
             self.assertIn('| x86_64 | dp | rate | k3 -> k4 | worse by', f.read())
+
+
+class Attribution(unittest.TestCase):
+    def stanzas(self):
+        with open(os.path.join(BENCH, 'testdata', 'track', 'changelog.Debian')) as f:
+            return attribute.parse_changelog(f.read())
+
+    def test_parse(self):
+        st = self.stanzas()
+        self.assertEqual([(s, v) for s, v, _ in st],
+                         [('linux-signed-6.12-amd64', '6.12.103+1~deb12u1'),
+                          ('linux', '6.12.103-1'), ('linux', '6.12.102-1'),
+                          ('linux-6.12', '6.12.101-1~deb12u1'), ('linux', '6.12.101-1')])
+        self.assertEqual(st[1][2][0], '[amd64] KVM: x86/mmu: Fixture entry three, for amd64, '
+                         'wrapped over two lines')
+        self.assertEqual(attribute.upstream('6.12.103+1~deb12u1'), '6.12.103')
+
+    def test_between(self):
+        got = attribute.kvm_entries(self.stanzas(), '6.12.101', '6.12.103', 'amd64')
+        self.assertEqual(got, [
+            ('6.12.103', 'KVM: x86/mmu: Fixture entry three, for amd64, wrapped over two lines'),
+            ('6.12.103', 'mm: fixture entry about the page allocator'),
+            ('6.12.103', 'KVM: Fixture entry for both arches'),
+            ('6.12.102', 'KVM: Fixture entry two, every arch'),
+            ('6.12.102', 'mm/hugetlb: fixture entry two for mm')])
+        arm = [e for _, e in attribute.kvm_entries(self.stanzas(), '6.12.102', '6.12.103',
+                                                   'arm64')]
+        self.assertEqual(arm, ['KVM: arm64: Fixture entry for arm64 only',
+                               'mm: fixture entry about the page allocator',
+                               'KVM: Fixture entry for both arches'])
+
+    def test_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, 'a'), os.path.join(d, 'b')
+            for root, text in ((a, 'one'), (b, 'two')):
+                for rel, body in (('arch/x86/kvm/mmu.c', text), ('virt/kvm/kvm_main.c', 'same'),
+                                  ('mm/memory.c', 'same')):
+                    os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+                    with open(os.path.join(root, rel), 'w') as f:
+                        f.write(body + '\n')
+            os.makedirs(os.path.join(b, 'arch/arm64/kvm'))
+            with open(os.path.join(b, 'arch/arm64/kvm/new.c'), 'w') as f:
+                f.write('new\n')
+            files = attribute.differing(a, b)
+            self.assertEqual(files, ['arch/arm64/kvm/new.c', 'arch/x86/kvm/mmu.c'])
+            self.assertFalse(attribute.module_only(files, 'x86_64'))
+            self.assertTrue(attribute.module_only(files[1:], 'x86_64'))
+            att = {'from': '6.12.101+deb12', 'to': '6.12.103+deb12', 'from_version': '6.12.101',
+                   'to_version': '6.12.103', 'files': files[1:], 'trees': (a, b)}
+            series = attribute.write_series(att, os.path.join(d, 'series'))
+            with open(series) as f:
+                patch = f.read()
+            self.assertIn('--- a/arch/x86/kvm/mmu.c\n+++ b/arch/x86/kvm/mmu.c\n', patch)
+            self.assertIn('-one\n+two\n', patch)
 
 
 if __name__ == '__main__':

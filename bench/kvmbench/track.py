@@ -93,6 +93,11 @@ def parser():
     p.add_argument('--mem', default='2G', help='the VM\'s memory (default 2G)')
     p.add_argument('--run-timeout', type=int, default=600, metavar='S',
                    help='kill a run after S seconds (default 600)')
+    p.add_argument('--attribute', metavar='FROM..TO',
+                   help='measure nothing: the KVM and mm entries of Debian\'s changelogs '
+                   'between two Debian versions, the files under arch/*/kvm, virt/kvm and '
+                   'mm/ that differ between their linux-source packages, and the bisect '
+                   'command')
     p.add_argument('--dry-run', action='store_true',
                    help='resolve and check everything, print the plan, boot nothing')
     return p
@@ -404,6 +409,12 @@ def check(a):
                          % a.report)
     cmds = commands(a)
     kernels = {}
+    if a.attribute:
+        ends = a.attribute.split('..')
+        if len(ends) != 2 or len(archs) != 1:
+            raise UsageError('--attribute FROM..TO (two Debian versions) on one --arch')
+        a.attribute = [k.name for k in resolve(ends, archs[0])]
+        return archs, cmds, kernels
     if a.no_run:
         return archs, cmds, kernels
     if not a.kernels:
@@ -441,6 +452,12 @@ def main(argv):
     try:
         a = parser().parse_args(argv)
         archs, cmds, kernels = check(a)
+        if a.attribute:
+            from . import attribute
+            att = attribute.attribute(a.attribute[0], a.attribute[1], archs[0])
+            c = cmds[0]
+            print(attribute.text(att, archs[0], c.figures[0], c.line()), end='')
+            return 0
         if a.dry_run:
             for b in plan(kernels, archs, a.runs, a.per_boot):
                 print('round %d: %s %s runs %s: %s' % (b[0] + 1, b[1], b[2].name,
@@ -465,6 +482,7 @@ def main(argv):
             rc = 1 if counts['failed'] or counts['bootfail'] else 0
         order = {arch: [k.name for k in ks] for arch, ks in kernels.items()} or None
         judged = trackjudge.judge(db, cmds, a.level, order)
+        trackjudge.attribute_changes(judged, info)
         print(trackjudge.text(judged), end='')
         if a.report:
             from . import trackreport

@@ -108,6 +108,24 @@ def size(before, after, alpha, unit):
             'pct_hi': phi, 'rules_out': stats.rules_out(lo, hi)}
 
 
+def attribute_changes(judged, say):
+    """The Debian changelogs' KVM and mm entries of every change between
+    two Debian versions (judged['attribution'][(arch, from, to)]); a
+    changelog that cannot be had is said and left out."""
+    from . import attribute
+    from .errors import Fail
+    got = judged.setdefault('attribution', {})
+    for c in changes(judged):
+        r = c['r']
+        key = (c['arch'], r['a_kernel'], r['b_kernel'])
+        if key in got or not all(k[:1].isdigit() for k in key[1:]):
+            continue
+        try:
+            got[key] = attribute.attribute(key[1], key[2], key[0], sources=False)
+        except Fail as e:
+            say('no changelog for %s -> %s: %s' % (key[1], key[2], e))
+
+
 def words(r):
     """The suite's verdict words for a judged change (a stats result or
     a change point's size)."""
@@ -157,6 +175,13 @@ def text(judged):
                 lines.append('  %s %s %s: %d of %d pairs, each rules out a change larger '
                              'than %.1f%% or less' % (s['arch'], s['command'], f['figure'],
                                                        len(same), len(s['kernels']) - 1, worst))
+    if not any(r['verdict'] == 'same' for s in judged['streams'] for f in s['figures']
+               for r in f['neighbours']):
+        lines.append('  none')
+    for (arch, a, b), att in sorted(judged.get('attribution', {}).items()):
+        lines.append('Debian changelog, %s -> %s (%s): %d KVM/mm entries%s' % (
+            a, b, arch, len(att['entries']), ':' if att['entries'] else ''))
+        lines += ['  %s: %s' % e for e in att['entries']]
     for u in judged['unjudged']:
         lines.append('not judged: ' + u)
     for c in ch:

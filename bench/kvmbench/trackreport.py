@@ -134,6 +134,13 @@ def write(judged, out):
     rows = change_rows(judged)
     h.append(html_table(CHANGE_HEAD, rows) if rows else '<p>None.</p>')
     md += [md_table(CHANGE_HEAD, rows) if rows else 'None.', '']
+    for (arch, a, b), att in sorted(judged.get('attribution', {}).items()):
+        head = 'Debian changelog, %s -> %s (%s): %d KVM/mm entries' % (
+            a, b, arch, len(att['entries']))
+        h.append('<h3>%s</h3><ul>' % html.escape(head) + ''.join(
+            '<li>%s: %s</li>' % (html.escape(v), html.escape(e)) for v, e in att['entries'])
+            + '</ul>')
+        md += ['### ' + head, ''] + ['- %s: %s' % e for e in att['entries']] + ['']
     if judged['unjudged']:
         h.append('<h2>Not judged</h2><ul>' + ''.join('<li>%s</li>' % html.escape(u)
                                                       for u in judged['unjudged']) + '</ul>')
