@@ -216,7 +216,11 @@ def attribute(older, newer, arch, sources=True):
         series = '.'.join(a.split('.')[:2])
         ta, tb = source_members(series, a), source_members(series, b)
         if ta and tb:
-            out['files'] = differing(ta, tb)
+            karch = 'x86' if arch == 'x86_64' else arch
+            every = differing(ta, tb)
+            out['files'] = [f for f in every if not f.startswith('arch/') or
+                            f.startswith('arch/%s/' % karch)]
+            out['other_arches'] = len(every) - len(out['files'])
             out['module_only'] = module_only(out['files'], arch)
             out['trees'] = (ta, tb)
         else:
@@ -234,7 +238,9 @@ def text(att, arch, figure='FIGURE', command='TEST ARGS'):
                      ', '.join(att.get('missing', [])) if att.get('missing') else
                      '  sources: not compared')
     else:
-        lines.append('  %d files differ under arch/*/kvm, virt/kvm, mm:' % len(att['files']))
+        lines.append('  %d files differ under arch/%s/kvm, virt/kvm, mm (and %d of other '
+                     'arches):' % (len(att['files']), 'x86' if arch == 'x86_64' else arch,
+                                   att.get('other_arches', 0)))
         lines += ['    ' + f for f in att['files']]
         if att['module_only']:
             series = write_series(att, os.path.join(
