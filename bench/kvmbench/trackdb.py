@@ -20,6 +20,7 @@ the file; PostgreSQL: pg_try_advisory_lock) held while it runs."""
 import datetime
 import fcntl
 import os
+import re
 import sqlite3
 
 from .errors import UsageError
@@ -54,8 +55,10 @@ class DB:
     """An open track database (open() checks it; create() makes it ours)."""
 
     def __init__(self, spec):
-        self.spec = spec
         self.pg = is_url(spec)
+        # as shown in messages: a URL's password masked
+        self.spec = re.sub(r'(://[^:/@]*):[^@/]*@', r'\1:***@', spec) if self.pg else spec
+        self.url = spec
         self.conn = None
         self.lock_fd = None
 
@@ -111,13 +114,13 @@ class DB:
             raise UsageError("database '%s': %s" % (path, e))
 
     def _open_pg(self):
-        try:
-            import psycopg2
-        except ImportError:
+        from .runner import debian_module
+        psycopg2 = debian_module('psycopg2', 'python3-psycopg2')
+        if psycopg2 is None:
             raise UsageError('a PostgreSQL URL needs python3-psycopg2 (apt-get install '
                              'python3-psycopg2)')
         try:
-            self.conn = psycopg2.connect(self.spec, connect_timeout=10)
+            self.conn = psycopg2.connect(self.url, connect_timeout=10)
         except psycopg2.Error as e:
             raise UsageError('database %s: %s' % (self.spec, str(e).strip().splitlines()[0]))
         self.conn.autocommit = True

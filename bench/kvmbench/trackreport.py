@@ -13,37 +13,16 @@ import base64
 import html
 import io
 import os
-import subprocess
-import sys
 
 from . import runner, trackjudge
 
-DIST = '/usr/lib/python3/dist-packages'
 STYLE = ('body{font-family:sans-serif;max-width:72em;margin:1em auto}'
          'table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 6px}'
          '.worse{color:#b00}.better{color:#070}')
 
 
-def debian_module(name, package):
-    """Import @name, from Debian's @package (installed when missing): its
-    modules are in /usr/lib/python3/dist-packages, which a python3 of
-    one's own (pyenv, venv) does not search; None if it cannot be had."""
-    import importlib
-    for attempt in range(3):
-        try:
-            return importlib.import_module(name)
-        except ImportError:
-            if attempt == 0:
-                if DIST not in sys.path and os.path.isdir(DIST):
-                    sys.path.append(DIST)
-            elif attempt == 1 and runner.shell('ensure_packages', package,
-                                                stdout=subprocess.DEVNULL) != 0:
-                return None
-    return None
-
-
 def have_matplotlib():
-    return debian_module('matplotlib', 'python3-matplotlib') is not None
+    return runner.debian_module('matplotlib', 'python3-matplotlib') is not None
 
 
 def plot(s, f):
