@@ -9,8 +9,9 @@
 #  - bad input, one line and exit 2, nothing written: an unknown
 #    version, too few runs for a verdict, a database that is not ours;
 #  - a small track: the three newest x86_64 6.12 kernels apt has,
-#    demand paging, the fewest runs, every run stored, the verdicts and
-#    the report; the same command again boots nothing and stores nothing;
+#    demand paging, the fewest runs (5), interrupted in its second boot
+#    and continued by the same command: every run stored once, the
+#    verdicts and the report; the same command again boots nothing;
 #  - the report in headless chromium (bench/browser_check.sh).
 #
 # usage: bench/track_checks.sh [--logs DIR]   (default build/logs/track)
@@ -67,15 +68,29 @@ fi
 # The three newest x86_64 6.12 kernels apt has (no version written here).
 mapfile -t KS < <("$TRACK" --dry-run all-6.12 --commands dp --runs 6 --per-boot 6 \
 	--arch x86_64 | awk '{print $4}' | tail -n 3)
+ARGS=("${KS[@]}" --arch x86_64 --commands dp --runs 5 --db "$DB")
+stored() {
+	python3 -c 'import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0])' "$DB"
+}
+# Interrupted in its second boot (Ctrl-C), then the same command again.
 t0=$SECONDS
-run track.log nice -n 10 "$TRACK" "${KS[@]}" --arch x86_64 --commands dp --runs 5 --db "$DB" \
-	--report "$LOGS/report"
+run killed.log timeout --preserve-status -s INT 75 nice -n 10 "$TRACK" "${ARGS[@]}"
+before=$(stored)
+expect "bench/track interrupted: exit 130, $before runs kept" killed.log 130 \
+	'interrupted: every run that ended is stored'
+run track.log nice -n 10 "$TRACK" "${ARGS[@]}" --report "$LOGS/report"
 el=$((SECONDS - t0))
-expect "bench/track ${KS[*]} --commands dp: measured and judged (${el} s)" track.log 0 \
-	'^bench/track: measured in .* 15 runs stored, 0 failed'
+expect "the same command continued: measured and judged (${el} s in all)" track.log 0 \
+	'^bench/track: measured in .* runs stored, 0 failed'
+if [[ $(stored) == 15 ]] && grep -qE "^bench/track: [0-9] of 9 boots to go" "$LOGS/track.log"; then
+	ok "15 runs stored in all, none twice ($before before the interrupt)"
+else
+	not_ok "$(stored) runs stored, wanted 15; $(grep 'boots to go' "$LOGS/track.log")"
+fi
 sed -n 's/^bench\/track: time on /# time on /p' "$LOGS/track.log"
 grep -E '^(changes|  x86_64|not judged)' "$LOGS/track.log" | sed 's/^/# /'
-run again.log "$TRACK" "${KS[@]}" --arch x86_64 --commands dp --runs 5 --db "$DB"
+run again.log "$TRACK" "${ARGS[@]}"
 expect "the same track again: nothing to boot, nothing stored twice" again.log 0 \
 	'0 of 9 boots to go'
 t0=$SECONDS

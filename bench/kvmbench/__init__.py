@@ -33,6 +33,12 @@ layers, each usable alone:
   lava*, lab LAVA: its REST API (lava), jobs (lavajobs), vm/suite --lava
              (lavasuite), bench/compare --lava and --jobs (lavacompare),
              a local lab (lab, lava/lab)
+  track*, changepoint, attribute
+             bench/track (docs/track.md): a stream of kernels measured
+             (track), every run in a database (trackdb), neighbour
+             verdicts and change points (trackjudge, changepoint: E-Divisive
+             means), Debian's changelogs and sources (attribute), the
+             HTML and Markdown report (trackreport)
   cli, errors  the option checks the programs share; the errors they end
              with (a one-line message and an exit status)
   stats_cli  bench/stats.py's subcommands (compare, judge, until, spread,
@@ -44,5 +50,6 @@ a lab) is a backend in runner with a run(runs, results) method, chosen
 in compare.Compare.setup(); runs that already happened elsewhere only
 need their JSON files in Results' a/ and b/.  Tested by bench/test_stats.py
 (stats) and bench/test_kvmbench.py (the rest), both run by
-bench/verdict_tests.sh.
+bench/verdict_tests.sh, and bench/test_track.py (bench/track, run by
+bench/track_checks.sh).
 """

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -123,6 +124,7 @@ def debian_versions(arch):
     """The Debian kernel versions of @arch that apt (or vm/run's cache)
     has, oldest first (vm/fetch.sh's debian_kernel_versions)."""
     from . import debian
+    debian.fetch_sh('ensure_dpkg_arch', debian.DEB_ARCH[arch])   # as vm/run does
     out = debian.fetch_sh('debian_kernel_versions', debian.DEB_ARCH[arch])
     if not out and os.geteuid() == 0:
         subprocess.run(['apt-get', 'update', '-qq'], stdout=subprocess.DEVNULL)
@@ -449,6 +451,7 @@ def build_suites(archs):
 
 def main(argv):
     from . import trackjudge
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # | head: no traceback
     try:
         a = parser().parse_args(argv)
         archs, cmds, kernels = check(a)
