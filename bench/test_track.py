@@ -61,6 +61,15 @@ class DB(unittest.TestCase):
         self.assertEqual(again.count('runs'), 2)
         again.close()
 
+    def test_command_line(self):
+        db = trackdb.DB(self.path).open(write=True)
+        db.command_line('x86_64', 'dp', 'demand_paging_test -b 16M')
+        db.command_line('x86_64', 'dp', 'demand_paging_test -b 16M')
+        db.command_line('arm64', 'dp', 'demand_paging_test -b 16M -m 5')
+        with self.assertRaisesRegex(UsageError, "has command dp on x86_64 as "):
+            db.command_line('x86_64', 'dp', 'demand_paging_test -b 32M')
+        db.close()
+
     def test_not_ours(self):
         import sqlite3
         c = sqlite3.connect(self.path)
@@ -167,14 +176,14 @@ def fake_boot(step_at=None, die_after=None, rng=None):
     state = {'n': 0}
     rng = rng or random.Random(7)
 
-    def boot(k, arch, cmds, idx, a, db, work, counts):
+    def boot(k, arch, cmds, idx, a, db, work, counts, boot_no):
         for i in idx:
             for c in cmds:
                 if die_after is not None and state['n'] >= die_after:
                     raise KeyboardInterrupt()
                 base = 1000.0 * (0.95 if step_at and k.name >= step_at else 1)
                 v = base * math.exp(rng.gauss(0, 0.01))
-                if db.store(k.name, arch, c.name, i, 1, k.name, '{}',
+                if db.store(k.name, arch, c.name, i, boot_no, k.name, '{}',
                             {'rate': (v, 'pages/s'), 'exits': (4130.0, 'count')}):
                     counts['stored'] += 1
                 state['n'] += 1
@@ -247,6 +256,14 @@ class Track(unittest.TestCase):
                       "'-b' '16M'", s)
         self.assertIn("bench_run c0 3 0 /tests/kvm '-b' '16M'", s)
 
+    def test_arch_args(self):
+        cmds = track.commands(track.parser().parse_args(['--commands', 'dp,memslot']))
+        self.assertIn("bench_run c0 0 0 /tests/kvm '-b' '16M' '-m' '5'",
+                      track.guest_script(cmds, [0], 60, 'arm64'))
+        self.assertIn("bench_run c0 0 0 /tests/kvm '-b' '16M'\n",
+                      track.guest_script(cmds, [0], 60, 'x86_64'))
+        self.assertEqual(cmds[1].line('arm64'), cmds[1].line('x86_64'))
+
     def test_killed_and_continued(self):
         cmds = [track.Command('dp', ['rate'], 'demand_paging_test', [])]
         ks = {'x86_64': [track.Kernel(n, []) for n in ('k1', 'k2', 'k3')]}
@@ -261,6 +278,20 @@ class Track(unittest.TestCase):
         self.assertEqual(db.count('runs'), 15)
         counts, _ = track.measure(FakeArgs, cmds, ks, db, boot=fake_boot())
         self.assertEqual(counts['stored'], 0)
+        db.close()
+
+    def test_jobs(self):
+        """Two boots at a time store every run once, boot numbers distinct."""
+        cmds = [track.Command('dp', ['rate'], 'demand_paging_test', []),
+                track.Command('dirty', ['rate'], 'dirty_log_perf_test', [])]
+        ks = {'x86_64': [track.Kernel(n, []) for n in ('k1', 'k2', 'k3', 'k4')]}
+        a = FakeArgs()
+        a.jobs = 2
+        db = trackdb.DB(self.path).open(write=True)
+        counts, per = track.measure(a, cmds, ks, db, boot=fake_boot())
+        self.assertEqual((counts['stored'], db.count('runs')), (40, 40))
+        boots = db.q('SELECT boot, count(*) FROM runs GROUP BY boot')
+        self.assertEqual(sorted(n for _, n in boots), [2] * 4 + [4] * 8)
         db.close()
 
     def judged(self, step_at, kernels=('k1', 'k2', 'k3', 'k4', 'k5'), runs=8):

@@ -22,6 +22,7 @@ import fcntl
 import os
 import re
 import sqlite3
+import threading
 
 from .errors import UsageError
 
@@ -37,6 +38,8 @@ TABLES = [
     "CREATE TABLE IF NOT EXISTS figures (run_id INTEGER NOT NULL REFERENCES runs (id), "
     "name TEXT NOT NULL, value DOUBLE PRECISION NOT NULL, unit TEXT NOT NULL, "
     "PRIMARY KEY (run_id, name))",
+    "CREATE TABLE IF NOT EXISTS commands (arch TEXT NOT NULL, name TEXT NOT NULL, "
+    "line TEXT NOT NULL, PRIMARY KEY (arch, name))",
     "CREATE TABLE IF NOT EXISTS failures (id {serial}, kernel TEXT NOT NULL, "
     "arch TEXT NOT NULL, command TEXT NOT NULL, run_idx INTEGER NOT NULL, "
     "rc INTEGER NOT NULL, at TEXT NOT NULL, output TEXT NOT NULL)",
@@ -61,6 +64,7 @@ class DB:
         self.url = spec
         self.conn = None
         self.lock_fd = None
+        self.lock = threading.Lock()
 
     # ---- opening, checking, locking ----------------------------------
 
@@ -87,8 +91,7 @@ class DB:
             raise UsageError('database %s holds no track (no runs stored)' % self.spec)
         if write:
             self._lock()
-            if not tables:
-                self._create()
+            self._create(new=not tables)
         return self
 
     def _open_sqlite(self, write):
@@ -99,7 +102,8 @@ class DB:
             d = os.path.dirname(os.path.abspath(path))
             if not os.path.isdir(d):
                 raise UsageError("database '%s': no directory %s" % (path, d))
-            self.conn = sqlite3.connect(path, timeout=0, isolation_level=None)
+            self.conn = sqlite3.connect(path, timeout=0, isolation_level=None,
+                                        check_same_thread=False)
             return
         if not os.path.isfile(path):
             raise UsageError("database '%s' is not a file" % path)
@@ -108,7 +112,8 @@ class DB:
         if head and head != b'SQLite format 3\x00':
             raise UsageError("database '%s' is not an SQLite database (nothing written)" % path)
         try:
-            self.conn = sqlite3.connect(path, timeout=0, isolation_level=None)
+            self.conn = sqlite3.connect(path, timeout=0, isolation_level=None,
+                                        check_same_thread=False)
             self.conn.execute('SELECT count(*) FROM sqlite_master').fetchall()
         except sqlite3.Error as e:
             raise UsageError("database '%s': %s" % (path, e))
@@ -150,12 +155,15 @@ class DB:
                 raise UsageError("database '%s': %s" % (self.spec, e))
         return {r[0] for r in rows}
 
-    def _create(self):
+    def _create(self, new):
+        """The tables (those missing: CREATE TABLE IF NOT EXISTS), and in a
+        @new database the row that makes it ours."""
         serial = 'SERIAL PRIMARY KEY' if self.pg else 'INTEGER PRIMARY KEY AUTOINCREMENT'
         with self.transaction():
             for t in TABLES:
                 self.x(t.format(serial=serial))
-            self.x('INSERT INTO track_meta (key, value) VALUES (?, ?)', ('schema', SCHEMA))
+            if new:
+                self.x('INSERT INTO track_meta (key, value) VALUES (?, ?)', ('schema', SCHEMA))
 
     def close(self):
         if self.conn:
@@ -181,14 +189,19 @@ class DB:
         cur.close()
 
     def transaction(self):
+        """One transaction, one thread at a time (bench/track --jobs)."""
         db = self
 
         class T:
             def __enter__(self):
+                db.lock.acquire()
                 db.x('BEGIN')
 
             def __exit__(self, kind, *_):
-                db.x('COMMIT' if kind is None else 'ROLLBACK')
+                try:
+                    db.x('COMMIT' if kind is None else 'ROLLBACK')
+                finally:
+                    db.lock.release()
         return T()
 
     # ---- runs ------------------------------------------------------------
@@ -219,6 +232,20 @@ class DB:
                 self.x('INSERT INTO figures (run_id, name, value, unit) VALUES (?, ?, ?, ?)',
                        (run_id, name, value, unit))
         return True
+
+    def command_line(self, arch, name, line):
+        """Record that command @name runs @line on @arch; UsageError (before
+        any run) if the database has it with another line: runs of two
+        command lines are never judged as one."""
+        with self.transaction():
+            got = self.q('SELECT line FROM commands WHERE arch = ? AND name = ?', (arch, name))
+            if not got:
+                self.x('INSERT INTO commands (arch, name, line) VALUES (?, ?, ?)',
+                       (arch, name, line))
+        if got and got[0][0] != line:
+            raise UsageError("database %s has command %s on %s as '%s', not '%s': name it "
+                             "otherwise (--command) or give another --db" % (
+                                 self.spec, name, arch, got[0][0], line))
 
     def failed(self, kernel, arch, command, run_idx, rc, output):
         with self.transaction():

@@ -50,12 +50,15 @@ def judge(db, cmds, level, order=None, permutations=changepoint.PERMUTATIONS):
         fam = pair_level(level, len(kernels) - 1, ncmds)
         m = max(len(c.figures), 1)
         alpha = stats.figure_alpha(fam, m)
-        s = {'arch': arch, 'command': cname, 'line': c.line(), 'kernels': kernels,
+        s = {'arch': arch, 'command': cname, 'line': c.line(arch), 'kernels': kernels,
              'runs': {k: len(next(iter(kv[k].values()), [])) for k in kernels},
              'figures': [], 'family': fam, 'alpha': alpha}
         for fig in c.figures:
             if not any(fig in kv[k] for k in kernels):
-                unjudged.append('%s %s: no figure %s in its runs' % (arch, cname, fig))
+                modes = sorted({n for k in kernels for n in kv[k] if n.startswith(fig + '[')})
+                unjudged.append('%s %s: no figure %s in its runs%s' % (
+                    arch, cname, fig, ' (one a guest mode: %s; give the test one mode, -m)'
+                    % ', '.join(modes[:3] + ['...'] * (len(modes) > 3)) if modes else ''))
                 continue
             f = {'figure': fig, 'unit': units.get(fig, ''),
                  'values': [kv[k].get(fig, []) for k in kernels],
