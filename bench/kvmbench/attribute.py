@@ -115,15 +115,17 @@ def changelog_between(older, newer, arch):
     return a, b, kvm_entries(parse_changelog(text), a, b, debian.DEB_ARCH[arch])
 
 
-def source_members(series, version):
-    """linux-source-SERIES at upstream @version: its arch/*/kvm, virt/kvm
-    and mm/ unpacked once into the cache; None if apt has no package of
-    that version."""
+def source_pick(series, version):
+    """The Debian version of linux-source-SERIES at upstream @version that
+    apt has, or None."""
+    have = debian._apt_versions('linux-source-%s' % series)
+    return next((v for v in have if upstream(v) == version), None)
+
+
+def source_members(series, pick):
+    """linux-source-SERIES of Debian version @pick: its arch/*/kvm,
+    virt/kvm and mm/ unpacked once into the cache."""
     pkg = 'linux-source-%s' % series
-    have = debian._apt_versions(pkg)
-    pick = next((v for v in have if upstream(v) == version), None)
-    if not pick:
-        return None
     dest = os.path.join(debian.CACHE, 'track-src', '%s-%s' % (pkg, pick))
     if os.path.isdir(dest):
         return dest
@@ -214,7 +216,8 @@ def attribute(older, newer, arch, sources=True):
            'entries': entries, 'files': None, 'module_only': False, 'trees': None}
     if sources and a.rsplit('.', 1)[0] == b.rsplit('.', 1)[0]:
         series = '.'.join(a.split('.')[:2])
-        ta, tb = source_members(series, a), source_members(series, b)
+        picks = [source_pick(series, v) for v in (a, b)]
+        ta, tb = [source_members(series, p) if all(picks) else None for p in picks]
         if ta and tb:
             karch = 'x86' if arch == 'x86_64' else arch
             every = differing(ta, tb)
@@ -224,7 +227,7 @@ def attribute(older, newer, arch, sources=True):
             out['module_only'] = module_only(out['files'], arch)
             out['trees'] = (ta, tb)
         else:
-            out['missing'] = [v for v, t in ((a, ta), (b, tb)) if not t]
+            out['missing'] = [v for v, p in zip((a, b), picks) if not p]
     return out
 
 

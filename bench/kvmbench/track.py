@@ -105,7 +105,7 @@ def parser():
                    help='kill a run after S seconds (default 600)')
     p.add_argument('--attribute', metavar='FROM..TO',
                    help='measure nothing: the KVM and mm entries of Debian\'s changelogs '
-                   'between two Debian versions, the files under arch/*/kvm, virt/kvm and '
+                   'between two Debian versions (all-SERIES: its oldest and newest), the files under arch/*/kvm, virt/kvm and '
                    'mm/ that differ between their linux-source packages, and the bisect '
                    'command')
     p.add_argument('--dry-run', action='store_true',
@@ -445,10 +445,13 @@ def check(a):
     cmds = commands(a)
     kernels = {}
     if a.attribute:
+        if len(archs) != 1:
+            raise UsageError('--attribute: one --arch')
         ends = a.attribute.split('..')
-        if len(ends) != 2 or len(archs) != 1:
-            raise UsageError('--attribute FROM..TO (two Debian versions) on one --arch')
-        a.attribute = [k.name for k in resolve(ends, archs[0])]
+        got = [k.name for k in resolve(ends if len(ends) == 2 else [a.attribute], archs[0])]
+        if len(got) < 2 or any(k.startswith(('/', 'kvm:')) for k in got):
+            raise UsageError('--attribute FROM..TO or all-SERIES: two Debian versions')
+        a.attribute = [got[0], got[-1]]
         return archs, cmds, kernels
     if a.no_run:
         return archs, cmds, kernels
