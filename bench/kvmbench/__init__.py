@@ -49,6 +49,12 @@ runs stats_cli.py.  The layers, each usable alone:
   lava*, lab LAVA: its REST API (lava), jobs (lavajobs), vm/suite --lava
              (lavasuite), bench/compare --lava and --jobs (lavacompare),
              a local lab (lab, lava/lab)
+  track*, changepoint, attribute
+             bench/track (docs/track.md): a stream of kernels measured
+             (track), every run in a database (trackdb), neighbour
+             verdicts and change points (trackjudge, changepoint: E-Divisive
+             means), Debian's changelogs and sources (attribute), the
+             HTML and Markdown report (trackreport)
   cli, errors  the option checks the programs share; the errors they end
              with (a one-line message and an exit status)
   stats_cli  bench/stats.py's subcommands (compare, judge, until, spread,
@@ -59,6 +65,6 @@ in compare.parse() and describe(); a new place for runs (another machine,
 a lab) is a backend in runner with a run(runs, results) method, chosen
 in compare.Compare.setup(); runs that already happened elsewhere only
 need their JSON files in Results' a/ and b/.  Tested by bench/test_stats.py
-(stats), bench/test_tables.py (tables) and bench/test_*.py (the rest), all
-run by bench/verdict_tests.sh.
+(stats), bench/test_tables.py (tables), bench/test_track.py (bench/track)
+and bench/test_*.py (the rest), all run by bench/verdict_tests.sh.
 """

@@ -54,6 +54,29 @@ def ensure(arch, *packages):
         return False
     return True
 
+DEBIAN_PY = '/usr/lib/python3/dist-packages'
+
+
+def debian_module(name, package):
+    """Import @name, from Debian's @package (installed when missing): its
+    modules are in /usr/lib/python3/dist-packages, which a python3 of
+    one's own (pyenv, venv) does not search; None if it cannot be had."""
+    import importlib
+    for attempt in range(3):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            if attempt == 0:
+                if DEBIAN_PY not in sys.path and os.path.isdir(DEBIAN_PY):
+                    sys.path.append(DEBIAN_PY)
+            elif attempt == 1:
+                try:
+                    _build.ensure_packages([package])
+                except _build.BuildError:
+                    return None
+    return None
+
+
 def build(src, arch, out, log=None):
     """A static kselftest install of the suite in @src for @arch under
     @out (out/kselftest_install), its log in @log (default out.build.log);

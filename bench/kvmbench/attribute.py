@@ -1,0 +1,254 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""kvmbench.attribute: what changed in KVM between two Debian kernels.
+
+  changelog   the entries of the newer linux-image package's Debian
+              changelog (usr/share/doc/linux-image-*/changelog.gz, in the
+              package vm/run unpacks into its cache) above the older
+              one's version: upstream stable commits, one line each, kept
+              when they touch KVM or mm and are for this arch (Debian
+              tags arch-only entries [amd64], [arm64]);
+  sources     where linux-source-SERIES of both upstream versions is in
+              the archive: the files under arch/*/kvm, virt/kvm and mm/
+              that differ (only those members are unpacked, cached);
+  bisect      when only KVM's module sources differ (x86_64: arch/x86/kvm,
+              virt/kvm; no mm/), the commands that bisect it: the diff
+              split into a series for bench/bisect-run --series.
+"""
+import filecmp
+import gzip
+import glob
+import os
+import re
+import subprocess
+
+from . import debian
+from .errors import SetupError, UsageError
+
+STANZA = re.compile(r'^(\S+) \(([^)]+)\) [^;]*;')
+KVM_WORDS = re.compile(r'\bKVM\b|\bkvm\b|virt/kvm|\bkvm_|^mm\b|^mm/|^mm[,:]|\bhugetlb|'
+                       r'\bshmem\b|\bmemfd\b|\buserfaultfd\b|\bguest_memfd\b')
+TAG = re.compile(r'^\[([^\]]+)\]\s*')
+PATHS = ('arch/*/kvm', 'virt/kvm', 'mm')
+
+
+def upstream(debver):
+    """6.12.117 of 6.12.117-1~deb12u1 or 6.12.117+1~deb12u1 (linux-signed)."""
+    return re.split(r'[-+]', debver, maxsplit=1)[0]
+
+
+def vkey(v):
+    return [int(x) for x in re.findall(r'[0-9]+', v)]
+
+
+def parse_changelog(text):
+    """[(source, version, [entries])] of a Debian changelog, newest
+    first; an entry is one '- ' item (its continuation lines joined)."""
+    out = []
+    for line in text.splitlines():
+        m = STANZA.match(line)
+        if m:
+            out.append((m.group(1), m.group(2), []))
+            continue
+        if not out:
+            continue
+        s = line.strip()
+        if line.startswith('    - '):
+            out[-1][2].append(s[2:])
+        elif out[-1][2] and line.startswith('      ') and s:
+            out[-1][2][-1] += ' ' + s
+    return out
+
+
+def for_arch(entry, deb_arch):
+    """(entry without its arch tag, whether it is for @deb_arch)."""
+    m = TAG.match(entry)
+    if not m:
+        return entry, True
+    archs = re.split(r'[ ,]+', m.group(1))
+    ok = any(a == deb_arch or (a.endswith('*') and deb_arch.startswith(a[:-1]))
+             for a in archs)
+    return entry[m.end():], ok
+
+
+def kvm_entries(stanzas, older, newer, deb_arch):
+    """The KVM and mm entries for @deb_arch of the stanzas with upstream
+    versions above @older and at most @newer: [(version, entry)]."""
+    out, seen = [], set()
+    for _, ver, entries in stanzas:
+        up = upstream(ver)
+        if not vkey(older) < vkey(up) <= vkey(newer):
+            continue
+        for e in entries:
+            text, ok = for_arch(e, deb_arch)
+            if ok and KVM_WORDS.search(text) and text not in seen:
+                seen.add(text)
+                out.append((up, text))
+    return out
+
+
+def image_changelog(version, arch):
+    """The changelog text of Debian's linux-image-VERSION-ARCH (the
+    package vm/run boots: downloaded and unpacked once into its cache)."""
+    d = debian.fetch_sh('debian_kernel_dir', version, arch).splitlines()[-1]
+    logs = glob.glob(os.path.join(d, 'usr', 'share', 'doc', 'linux-image-*',
+                                  'changelog*.gz'))
+    if not logs:
+        raise SetupError('no changelog in %s' % d)
+    with gzip.open(sorted(logs)[0], 'rt', errors='replace') as f:
+        return f.read()
+
+
+def top_version(text):
+    """The upstream version of a changelog's newest kernel stanza (not
+    the linux-signed wrapper's)."""
+    for src, ver, _ in parse_changelog(text):
+        if not src.startswith('linux-signed'):
+            return upstream(ver)
+    raise SetupError('no kernel version in the changelog')
+
+
+def changelog_between(older, newer, arch):
+    """(older's upstream version, newer's, [(version, entry)])."""
+    a = top_version(image_changelog(older, arch))
+    text = image_changelog(newer, arch)
+    b = top_version(text)
+    return a, b, kvm_entries(parse_changelog(text), a, b, debian.DEB_ARCH[arch])
+
+
+def source_pick(series, version):
+    """The Debian version of linux-source-SERIES at upstream @version that
+    apt has, or None."""
+    have = debian._apt_versions('linux-source-%s' % series)
+    return next((v for v in have if upstream(v) == version), None)
+
+
+def source_members(series, pick):
+    """linux-source-SERIES of Debian version @pick: its arch/*/kvm,
+    virt/kvm and mm/ unpacked once into the cache."""
+    pkg = 'linux-source-%s' % series
+    dest = os.path.join(debian.CACHE, 'track-src', '%s-%s' % (pkg, pick))
+    if os.path.isdir(dest):
+        return dest
+    deb = dest + '.deb'
+    debian.fetch_sh('fetch_deb', '%s=%s' % (pkg, pick), deb)
+    tarball = os.path.join(deb, 'usr', 'src', pkg + '.tar.xz')
+    tmp = dest + '.tmp'
+    subprocess.run(['rm', '-rf', tmp])
+    os.makedirs(tmp)
+    p = subprocess.run(['tar', '-xJf', tarball, '-C', tmp, '--strip-components=1',
+                        '--wildcards', '--no-wildcards-match-slash'] +
+                       ['%s/%s' % (pkg, x) for x in PATHS], stderr=subprocess.PIPE, text=True)
+    if p.returncode:
+        raise SetupError('unpacking %s failed: %s' % (tarball, p.stderr.strip()[-200:]))
+    os.rename(tmp, dest)
+    subprocess.run(['rm', '-rf', deb])
+    return dest
+
+
+def differing(a, b):
+    """The files (relative) under PATHS that differ between trees @a, @b,
+    or exist in one only."""
+    out = []
+    for top in sorted(set(glob.glob(os.path.join(a, 'arch', '*', 'kvm')) +
+                          glob.glob(os.path.join(b, 'arch', '*', 'kvm')))):
+        rel = os.path.relpath(top, a if top.startswith(a) else b)
+        out += _walk(a, b, rel)
+    for rel in ('virt/kvm', 'mm'):
+        out += _walk(a, b, rel)
+    return sorted(set(out))
+
+
+def _walk(a, b, rel):
+    files = set()
+    for root in (a, b):
+        base = os.path.join(root, rel)
+        for d, _, fs in os.walk(base):
+            files |= {os.path.relpath(os.path.join(d, f), root) for f in fs}
+    return [f for f in files if not (os.path.isfile(os.path.join(a, f)) and
+                                     os.path.isfile(os.path.join(b, f)) and
+                                     filecmp.cmp(os.path.join(a, f), os.path.join(b, f),
+                                                 shallow=False))]
+
+
+def module_only(files, arch):
+    """Whether only KVM's module sources differ (x86_64, where KVM is
+    modules: arch/x86/kvm and virt/kvm; arm64 builds KVM in)."""
+    return arch == 'x86_64' and files and all(
+        f.startswith(('arch/x86/kvm/', 'virt/kvm/')) for f in files)
+
+
+def write_series(att, out):
+    """The module-only KVM diff of @att as a one-patch series in @out
+    (created) for bench/bisect-run --series: its path."""
+    a, b = att['trees']
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, '0001-KVM-Debian-%s-to-%s.patch' % (att['from_version'],
+                                                                  att['to_version']))
+    with open(path, 'w') as f:
+        f.write('From: bench/track\nSubject: [PATCH] KVM: Debian %s to %s\n\n'
+                'The KVM sources of linux-source %s against %s.\n---\n' % (
+                    att['from'], att['to'], att['to_version'], att['from_version']))
+        for rel in att['files']:
+            fa, fb = os.path.join(a, rel), os.path.join(b, rel)
+            p = subprocess.run(['diff', '-u', '--label', 'a/' + rel, '--label', 'b/' + rel,
+                                fa if os.path.exists(fa) else '/dev/null',
+                                fb if os.path.exists(fb) else '/dev/null'],
+                               stdout=subprocess.PIPE, text=True, errors='replace')
+            f.write('diff --git a/%s b/%s\n' % (rel, rel) + p.stdout)
+    return path
+
+
+def bisect_command(att, series, figure, command, arch):
+    """bench/bisect-run over @series on the older kernel."""
+    return ('bench/bisect-run --series %s --debian-kernel %s --arch %s --figure %s '
+            '--threshold 3 -- %s' % (series, att['from'], arch, figure, command))
+
+
+def attribute(older, newer, arch, sources=True):
+    """Everything known of the change @older -> @newer (Debian versions):
+    a dict with 'from', 'to', 'entries', 'files' (None: no sources in the
+    archive) and 'module_only'."""
+    for v in (older, newer):
+        if not re.fullmatch(r'[0-9]+\.[0-9]+[.+-][0-9a-z.+-]*', v):
+            raise UsageError("attribution needs two Debian versions, not '%s'" % v)
+    a, b, entries = changelog_between(older, newer, arch)
+    out = {'from': older, 'to': newer, 'from_version': a, 'to_version': b,
+           'entries': entries, 'files': None, 'module_only': False, 'trees': None}
+    if sources and a.rsplit('.', 1)[0] == b.rsplit('.', 1)[0]:
+        series = '.'.join(a.split('.')[:2])
+        picks = [source_pick(series, v) for v in (a, b)]
+        ta, tb = [source_members(series, p) if all(picks) else None for p in picks]
+        if ta and tb:
+            karch = 'x86' if arch == 'x86_64' else arch
+            every = differing(ta, tb)
+            out['files'] = [f for f in every if not f.startswith('arch/') or
+                            f.startswith('arch/%s/' % karch)]
+            out['other_arches'] = len(every) - len(out['files'])
+            out['module_only'] = module_only(out['files'], arch)
+            out['trees'] = (ta, tb)
+        else:
+            out['missing'] = [v for v, p in zip((a, b), picks) if not p]
+    return out
+
+
+def text(att, arch, figure='FIGURE', command='TEST ARGS'):
+    lines = ['%s -> %s (Linux %s -> %s), %s: %d KVM/mm entries in the Debian changelog' % (
+        att['from'], att['to'], att['from_version'], att['to_version'], arch,
+        len(att['entries']))]
+    lines += ['  %s: %s' % e for e in att['entries']]
+    if att['files'] is None:
+        lines.append('  sources: linux-source of %s not in the archive' %
+                     ', '.join(att.get('missing', [])) if att.get('missing') else
+                     '  sources: not compared')
+    else:
+        lines.append('  %d files differ under arch/%s/kvm, virt/kvm, mm (and %d of other '
+                     'arches):' % (len(att['files']), 'x86' if arch == 'x86_64' else arch,
+                                   att.get('other_arches', 0)))
+        lines += ['    ' + f for f in att['files']]
+        if att['module_only']:
+            series = write_series(att, os.path.join(
+                'build', 'track', 'series-%s-%s' % (att['from'], att['to'])))
+            lines.append('  only KVM modules differ: their diff is %s; bisect with' % series)
+            lines.append('    ' + bisect_command(att, os.path.dirname(series), figure,
+                                                 command, arch))
+    return '\n'.join(lines) + '\n'

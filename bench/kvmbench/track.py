@@ -1,0 +1,552 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""kvmbench.track: bench/track, KVM's memory figures across a stream of
+kernels (docs/track.md).
+
+The kernels are resolved (Debian versions from apt, as vm/run resolves
+them), the run count checked against what the statistics need for a
+verdict on every pair of neighbours (before anything boots), the
+database opened (kvmbench.trackdb) and then: rounds of VM boots, one a
+kernel (the order reversed every other round, A B C C B A ..., so that
+drift hits all alike), each boot a warm-up and --per-boot runs of every
+command, each run stored as it ends.  At the end, or with --report
+alone, the stream is judged: neighbours by kvmbench.stats, change
+points by kvmbench.changepoint (kvmbench.trackjudge), and printed.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from . import runner, stats, trackdb
+from .errors import Fail, UsageError
+from .results import Results, run_figures
+
+PROG = 'bench/track'
+
+# The default commands: NAME: (the figures judged, the test and its arguments).
+# Small enough for the instruction clock (seconds a run), the headline
+# figures of each: demand paging by KVM's faults and by userfaultfd,
+# dirty logging's dirty pass and its log read, a memslot operation.
+DEFAULT_COMMANDS = {
+    'dp': (['rate'], 'demand_paging_test -b 16M'),
+    'dp-uffd': (['rate'], 'demand_paging_test -u MISSING -b 16M'),
+    'dirty': (['dirty_ns_avg', 'get_ns_avg'], 'dirty_log_perf_test -b 16M -i 3'),
+    'memslot': (['map_ns_median'], 'memslot_perf_test -b 8M -s 33 -f 0 -e 0 -l 0.2 -r 3'),
+}
+# arm64's kernels offer different guest modes (6.1 and 6.12: not the same
+# set); the tests run every one unless told: one mode, 40-bit IPA with 4K
+# pages (-m 5), which both offer.  memslot_perf_test runs one anyway.
+ARCH_ARGS = {'arm64': {'dp': ['-m', '5'], 'dp-uffd': ['-m', '5'], 'dirty': ['-m', '5']}}
+
+EPILOG = """kernels (in stream order, as given; a range and all-SERIES in version order):
+  6.12.115+deb12, 6.1.0-57   a Debian kernel version, as vm/run --debian-kernel names it
+  6.12.107+deb12..6.12.117+deb12  every version of that series from one to the other
+  all-6.12, all-6.1          every version of that series apt has (resolved when run)
+  IMAGE[:MODULES]            a kernel image of one's own (and its modules' directory)
+  kvm:DIR                    KVM built by vm/kvm-build --out DIR, on the Debian
+                             kernel it was built for
+
+--command NAME:FIGURES:TEST ARGS  a command of one's own, FIGURES (comma-separated)
+  the figures judged; the default set: %s.
+
+Exit status: 0 measured (or reported) and judged; 1 some runs failed or a
+figure could not be judged; 2 usage or bad input (nothing written).
+""" % '; '.join('%s: %s (%s)' % (n, c, ','.join(f)) for n, (f, c) in DEFAULT_COMMANDS.items())
+
+
+def info(msg):
+    print('%s: %s' % (PROG, msg), file=sys.stderr, flush=True)
+
+
+class Args(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def parser():
+    p = Args(prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
+             description='Measure KVM memory figures on every kernel of a stream, store '
+             'every run, find the changes (neighbour verdicts and change points), attribute '
+             'them.', epilog=EPILOG)
+    p.add_argument('kernels', nargs='*', metavar='KERNEL')
+    p.add_argument('--arch', default=runner.host_arch(),
+                   help='x86_64, arm64 or both comma-separated (default: this host\'s)')
+    p.add_argument('--commands', metavar='NAMES',
+                   help='the default set\'s commands to run, comma-separated (default: all)')
+    p.add_argument('--command', action='append', default=[], metavar='NAME:FIGURES:TEST ARGS',
+                   help='a command of one\'s own (repeatable; replaces the default set)')
+    p.add_argument('--runs', type=int, metavar='N',
+                   help='measured runs of each command on each kernel (default: the '
+                   'least the verdicts need, at least 6)')
+    p.add_argument('--per-boot', type=int, default=2, metavar='N',
+                   help='runs of each command in one boot, after a warm-up (default 2)')
+    p.add_argument('--db', default='build/track/track.sqlite', metavar='FILE|URL',
+                   help='the database: an SQLite file (default build/track/track.sqlite) or '
+                   'a postgresql:// URL')
+    p.add_argument('--level', type=float, default=95.0, metavar='PCT',
+                   help='simultaneous confidence over every neighbour pair and figure '
+                   '(default 95)')
+    p.add_argument('--report', metavar='DIR',
+                   help='write the report (track.html, track.md) into DIR')
+    p.add_argument('--no-run', action='store_true',
+                   help='measure nothing: judge (and report) what the database holds')
+    p.add_argument('--jobs', type=int, default=1, metavar='N',
+                   help='boots at a time (default 1): each VM takes a core; the '
+                   'instruction clock does not see the others\' load')
+    p.add_argument('--mem', default='2G', help='the VM\'s memory (default 2G)')
+    p.add_argument('--run-timeout', type=int, default=600, metavar='S',
+                   help='kill a run after S seconds (default 600)')
+    p.add_argument('--attribute', metavar='FROM..TO',
+                   help='measure nothing: the KVM and mm entries of Debian\'s changelogs '
+                   'between two Debian versions (all-SERIES: its oldest and newest), the files under arch/*/kvm, virt/kvm and '
+                   'mm/ that differ between their linux-source packages, and the bisect '
+                   'command')
+    p.add_argument('--dry-run', action='store_true',
+                   help='resolve and check everything, print the plan, boot nothing')
+    return p
+
+
+# ---- kernels -----------------------------------------------------------------
+
+class Kernel:
+    """One kernel of the stream: its name in the database, vm/run's arguments."""
+
+    def __init__(self, name, vm_args):
+        self.name, self.vm_args = name, vm_args
+
+    def __repr__(self):
+        return self.name
+
+
+def version_key(v):
+    return [int(x) if x.isdigit() else x for x in re.split(r'([0-9]+)', v)]
+
+
+def debian_versions(arch):
+    """The Debian kernel versions of @arch that apt (or vm/run's cache)
+    has, oldest first (vm/fetch.sh's debian_kernel_versions)."""
+    from . import debian
+    debian.fetch_sh('ensure_dpkg_arch', debian.DEB_ARCH[arch])   # as vm/run does
+    out = debian.fetch_sh('debian_kernel_versions', debian.DEB_ARCH[arch])
+    if not out and os.geteuid() == 0:
+        subprocess.run(['apt-get', 'update', '-qq'], stdout=subprocess.DEVNULL)
+        out = debian.fetch_sh('debian_kernel_versions', debian.DEB_ARCH[arch])
+    return sorted(out.split(), key=version_key)
+
+
+def series_of(v):
+    return '.'.join(v.split('.')[:2])
+
+
+def resolve(specs, arch, versions=None):
+    """The stream's Kernels for @specs on @arch; UsageError for one that
+    is none of the forms, or a version apt does not have."""
+    have = None
+    out = []
+
+    def known():
+        nonlocal have
+        if have is None:
+            have = versions if versions is not None else debian_versions(arch)
+        return have
+    for s in specs:
+        if s.startswith('kvm:'):
+            out.append(kvm_kernel(s, arch))
+        elif s.startswith('all-'):
+            ser = s[4:]
+            got = [v for v in known() if series_of(v) == ser]
+            if not got:
+                raise UsageError("no Debian %s kernels for %s (apt has series %s)" % (
+                    s[4:], arch, ', '.join(sorted({series_of(v) for v in known()},
+                                                  key=version_key)) or 'none'))
+            out += [Kernel(v, ['--debian-kernel', v]) for v in got]
+        elif '..' in s:
+            a, b = s.split('..', 1)
+            for v in (a, b):
+                if v not in known():
+                    raise UsageError("no Debian kernel '%s' for %s in the archive" % (v, arch))
+            if series_of(a) != series_of(b):
+                raise UsageError("range %s: the two ends are of different series" % s)
+            lo, hi = sorted((a, b), key=version_key)
+            got = [v for v in known() if series_of(v) == series_of(a) and
+                   version_key(lo) <= version_key(v) <= version_key(hi)]
+            out += [Kernel(v, ['--debian-kernel', v]) for v in got]
+        elif os.path.isfile(s.partition(':')[0]):
+            try:
+                args = runner.kernel_args(s)
+            except ValueError as e:
+                raise UsageError(str(e))
+            out.append(Kernel(os.path.abspath(s.partition(':')[0]) +
+                              (':' + os.path.abspath(s.partition(':')[2])
+                               if s.partition(':')[2] else ''), args))
+        elif re.fullmatch(r'[0-9]+\.[0-9]+[.+-][0-9a-z.+-]*', s):
+            if s not in known():
+                near = [v for v in known() if series_of(v) == series_of(s)]
+                raise UsageError("no Debian kernel '%s' for %s in the archive (%s has: %s)" % (
+                    s, arch, series_of(s), ' '.join(near) or 'none'))
+            out.append(Kernel(s, ['--debian-kernel', s]))
+        else:
+            raise UsageError("kernel '%s' is not a Debian version (6.12.117+deb12), a range "
+                             "(A..B), all-SERIES, an image file or kvm:DIR" % s)
+    names = [k.name for k in out]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise UsageError('kernel %s given twice' % dup[0])
+    return out
+
+
+def kvm_kernel(spec, arch):
+    """kvm:DIR: KVM built by vm/kvm-build --out DIR (its kvm-build.json)."""
+    d = spec[4:]
+    meta = os.path.join(d, 'kvm-build.json')
+    try:
+        with open(meta) as f:
+            desc = json.load(f)
+        rel = desc['release']
+    except (OSError, ValueError, KeyError):
+        raise UsageError("%s: no kvm-build.json of vm/kvm-build --out %s" % (spec, d))
+    if desc.get('arch', arch) != arch:
+        raise UsageError('%s was built for %s, not %s' % (spec, desc['arch'], arch))
+    from . import debian
+    ver = re.sub('-%s$' % debian.DEB_ARCH[arch], '', rel)
+    return Kernel('kvm:' + os.path.abspath(d), ['--debian-kernel', ver, '--kvm-modules',
+                                                os.path.abspath(d)])
+
+
+# ---- commands ----------------------------------------------------------------
+
+class Command:
+    def __init__(self, name, figures, test, args, arch_args=None):
+        self.name, self.figures, self.test, self.args = name, figures, test, args
+        self.arch_args = arch_args or {}
+
+    def argv(self, arch=None):
+        return self.args + self.arch_args.get(arch, [])
+
+    def line(self, arch=None):
+        return ' '.join([self.test] + self.argv(arch))
+
+
+def commands(a):
+    if a.command and a.commands:
+        raise UsageError('give --commands (of the default set) or --command, not both')
+    out = []
+    if a.command:
+        for spec in a.command:
+            m = re.fullmatch(r'([A-Za-z0-9_.-]+):([A-Za-z0-9_.,/\[\] -]+):\s*'
+                             r'([a-z0-9_/]+)((?:\s+\S+)*)\s*', spec)
+            if not m:
+                raise UsageError("bad --command '%s' (NAME:FIGURES:TEST ARGS)" % spec)
+            out.append(Command(m.group(1), m.group(2).split(','), m.group(3),
+                               m.group(4).split()))
+    else:
+        names = a.commands.split(',') if a.commands else list(DEFAULT_COMMANDS)
+        for n in names:
+            if n not in DEFAULT_COMMANDS:
+                raise UsageError("no command '%s' in the default set (%s)" % (
+                    n, ', '.join(DEFAULT_COMMANDS)))
+            figs, line = DEFAULT_COMMANDS[n]
+            w = line.split()
+            out.append(Command(n, figs, w[0], w[1:],
+                               {a: x[n] for a, x in ARCH_ARGS.items() if n in x}))
+    names = [c.name for c in out]
+    if len(set(names)) != len(names):
+        raise UsageError('a command name given twice')
+    return out
+
+
+def judged_figures(cmds):
+    return sum(len(c.figures) for c in cmds)
+
+
+def runs_needed(n_kernels, cmds, level):
+    """The fewest runs a kernel for an exact interval on every figure
+    judged of every neighbour pair, all simultaneous at @level."""
+    return stats.min_runs(stats.figure_alpha(pair_level(level, n_kernels - 1, len(cmds)),
+                                             c_figs(cmds)))
+
+
+def c_figs(cmds):
+    return max(len(c.figures) for c in cmds) if cmds else 1
+
+
+def pair_level(level, pairs, ncmds):
+    """The family level of one command on one neighbour pair: @level
+    (percent) split over the pairs and the commands (Bonferroni; each
+    command's figures share it, kvmbench.stats.compare_figures)."""
+    return 1 - (1 - level / 100) / (max(pairs, 1) * max(ncmds, 1))
+
+
+# ---- runs --------------------------------------------------------------------
+
+def plan(kernels, archs, runs, per_boot):
+    """The boots in order: [(round, arch, kernel, [run_idx])]; rounds of
+    one boot a kernel, every other round reversed."""
+    boots = []
+    rounds = -(-runs // per_boot)
+    for r in range(rounds):
+        idx = list(range(r * per_boot, min(runs, (r + 1) * per_boot)))
+        for arch in archs:
+            order = kernels[arch] if r % 2 == 0 else kernels[arch][::-1]
+            boots += [(r, arch, k, idx) for k in order]
+    return boots
+
+
+GUEST_RUN = "BENCH_TEST='%s' bench_run %s %s %d /tests/kvm %s"
+
+
+def guest_script(cmds, idx, timeout, arch=None):
+    """The guest's shell: guest.sh, then a warm-up and the runs @idx of
+    every command on @arch (side = the command's position, c0, c1, ...)."""
+    with open(runner.GUEST_SH) as f:
+        lines = [f.read(), 'BENCH_TIMEOUT=%d' % timeout]
+    for i, c in enumerate(cmds):
+        lines.append(GUEST_RUN % (c.test, 'c%d' % i, 'w', 1, runner.shquote(c.argv(arch))))
+    for j in idx:
+        for i, c in enumerate(cmds):
+            lines.append(GUEST_RUN % (c.test, 'c%d' % i, j, 0, runner.shquote(c.argv(arch))))
+    return '\n'.join(lines) + '\n'
+
+
+class Store(Results):
+    """Results that store each run into the database as it ends."""
+
+    def __init__(self, out, db, kernel, arch, cmds, boot, counts):
+        super().__init__(out, PROG)
+        self.db, self.kernel, self.arch, self.cmds, self.boot = db, kernel, arch, cmds, boot
+        self.counts = counts
+
+    def record(self, side, idx, warm, rc, output, json_text=None):
+        c = self.cmds[int(side[1:])]
+        if warm and rc == 0:
+            return
+        if rc or json_text is None:
+            self.counts['failed'] += 1
+            info('%s on %s, run %s: %s; its output:\n%s' % (
+                c.name, self.kernel, idx, 'exit %d' % rc if rc else 'no JSON',
+                '\n'.join('  ' + x for x in output[-30:])))
+            self.db.failed(self.kernel, self.arch, c.name, -1 if warm else int(idx), rc,
+                           '\n'.join(output))
+            return
+        obj = json.loads(json_text)
+        release = obj.get('kernel', {}).get('release', '')
+        if self.db.store(self.kernel, self.arch, c.name, int(idx), self.boot, release,
+                         json_text, run_figures(obj)):
+            self.counts['stored'] += 1
+
+
+def vm_boot(kernel, arch, cmds, idx, a, db, work, counts, boot):
+    """Boot number @boot: @kernel running a warm-up and runs @idx of
+    @cmds, each stored as it ends; vm/run's status."""
+    res = Store(work, db, kernel.name, arch, cmds, boot, counts)
+    script = guest_script(cmds, idx, a.run_timeout, arch)
+    env = dict(os.environ)
+    env.update({k: v for k, v in runner.clock_env('icount', 1).items() if v})
+    nruns = len(cmds) * (len(idx) + 1)
+    cmd = [os.path.join(runner.REPO, 'vm', 'run'), '--arch', arch, '--smp', '1',
+           '--mem', a.mem] + kernel.vm_args + [
+        '--dir', a.tests[arch], '--timeout', str(a.run_timeout * (nruns + 2)),
+        '--', 'sh', '-c', script]
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env,
+                         text=True, errors='replace')
+    try:
+        res.feed(p.stdout)
+    finally:
+        rc = p.wait()
+    return rc
+
+
+def measure(a, cmds, kernels, db, boot=vm_boot):
+    """Every boot of the plan whose runs are not all stored yet, --jobs
+    at a time (in plan order; the instruction clock does not see the
+    others' load)."""
+    archs = list(kernels)
+    todo = []
+    for arch in archs:
+        have = db.done(arch)
+        for b in plan(kernels, [arch], a.runs, a.per_boot):
+            want = [(i, c.name) for i in b[3] for c in cmds if (b[2].name, c.name, i) not in have]
+            if want:
+                todo.append((b[0], arch, b[2], sorted({i for i, _ in want}), len(want)))
+    todo.sort(key=lambda b: (b[0], archs.index(b[1])))
+    total = sum(map(len, kernels.values())) * -(-a.runs // a.per_boot)
+    jobs = getattr(a, 'jobs', 1)
+    info('%d of %d boots to go (%s kernels, %d runs of %d commands each, %d a boot%s)' % (
+        len(todo), total, ', '.join('%d %s' % (len(ks), arch) for arch, ks in kernels.items()),
+        a.runs, len(cmds), a.per_boot, ', %d boots at a time' % jobs if jobs > 1 else ''))
+    counts = {'stored': 0, 'failed': 0, 'bootfail': 0}
+    per_kernel = {}
+    first = db.next_boot()
+    lock = threading.Lock()
+
+    def one(n, rnd, arch, k, idx, want):
+        info('boot %d of %d: %s %s, round %d, runs %s' % (n, len(todo), arch, k.name, rnd + 1,
+                                                          ','.join(map(str, idx))))
+        work = os.path.join(runner.REPO, 'build', 'track', 'work-%d' % (n % jobs))
+        shutil.rmtree(work, ignore_errors=True)
+        t0 = time.monotonic()
+        mine = {'stored': 0, 'failed': 0}
+        rc = boot(k, arch, cmds, idx, a, db, work, mine, first + n - 1)
+        took = time.monotonic() - t0
+        shutil.rmtree(work, ignore_errors=True)
+        with lock:
+            per_kernel.setdefault((arch, k.name), []).append(took)
+            counts['stored'] += mine['stored']
+            counts['failed'] += mine['failed']
+            if mine['stored'] < want:
+                counts['bootfail'] += rc != 0
+                info('boot %d: vm/run exited %d; %d of %d runs stored' % (
+                    n, rc, mine['stored'], want))
+            else:
+                info('boot %d: %d runs stored in %.0f s' % (n, want, took))
+
+    if jobs == 1:
+        for n, b in enumerate(todo, 1):
+            one(n, *b)
+        return counts, per_kernel
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+    try:
+        futures = [pool.submit(one, n, *b) for n, b in enumerate(todo, 1)]
+        for f in futures:
+            f.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return counts, per_kernel
+
+
+# ---- main --------------------------------------------------------------------
+
+def check(a):
+    """The command line checked: commands, kernels, run counts (UsageError)."""
+    archs = ['arm64' if x == 'aarch64' else x for x in a.arch.split(',')]
+    for x in archs:
+        if x not in ('x86_64', 'arm64'):
+            raise UsageError("unknown arch '%s' (x86_64, arm64)" % x)
+    if len(set(archs)) != len(archs):
+        raise UsageError('an arch given twice')
+    if not 50 <= a.level < 100:
+        raise UsageError('--level %g: a percentage from 50 to below 100' % a.level)
+    if a.per_boot < 1 or a.run_timeout < 1 or a.jobs < 1:
+        raise UsageError('--per-boot, --run-timeout and --jobs must be positive')
+    if a.mem and not re.fullmatch(r'[1-9][0-9]*[KMGT]?', a.mem):
+        raise UsageError("bad --mem '%s'" % a.mem)
+    if a.report and os.path.exists(a.report) and (
+            not os.path.isdir(a.report) or
+            os.listdir(a.report) and not os.path.isfile(os.path.join(a.report, 'track.html'))):
+        raise UsageError('--report %s: not a new or empty directory, nor a report of ours'
+                         % a.report)
+    cmds = commands(a)
+    kernels = {}
+    if a.attribute:
+        if len(archs) != 1:
+            raise UsageError('--attribute: one --arch')
+        ends = a.attribute.split('..')
+        got = [k.name for k in resolve(ends if len(ends) == 2 else [a.attribute], archs[0])]
+        if len(got) < 2 or any(k.startswith(('/', 'kvm:')) for k in got):
+            raise UsageError('--attribute FROM..TO or all-SERIES: two Debian versions')
+        a.attribute = [got[0], got[-1]]
+        return archs, cmds, kernels
+    if a.no_run:
+        return archs, cmds, kernels
+    if not a.kernels:
+        raise UsageError('no kernels given (e.g. all-6.12; -h for the forms)')
+    for arch in archs:
+        kernels[arch] = resolve(a.kernels, arch)
+    n = max(len(ks) for ks in kernels.values())
+    if min(len(ks) for ks in kernels.values()) < 2:
+        raise UsageError('one kernel is no stream: give two or more')
+    need = runs_needed(n, cmds, a.level)
+    if a.runs is None:
+        a.runs = max(need, 6)
+    if a.runs < need:
+        raise UsageError('--runs %d cannot reach a verdict: %d neighbour comparisons x up to %d '
+                         'figures at %g%% simultaneous need at least %d runs a kernel' % (
+                             a.runs, (n - 1) * len(cmds), c_figs(cmds), a.level, need))
+    return archs, cmds, kernels
+
+
+def build_suites(archs):
+    tests = {}
+    for arch in archs:
+        if not runner.ensure(arch, 'python3'):
+            raise Fail('installing the build dependencies failed')
+        d = os.path.join(runner.REPO, 'build', runner.arch_dir(arch))
+        info('building the suite for %s' % arch)
+        if not runner.build(runner.REPO, arch, d):
+            raise Fail('the suite did not build for %s' % arch)
+        tests[arch] = os.path.join(d, 'kselftest_install')
+    return tests
+
+
+def main(argv):
+    from . import trackjudge
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # | head: no traceback
+    try:
+        a = parser().parse_args(argv)
+        archs, cmds, kernels = check(a)
+        if a.attribute:
+            from . import attribute
+            att = attribute.attribute(a.attribute[0], a.attribute[1], archs[0])
+            c = cmds[0]
+            print(attribute.text(att, archs[0], c.figures[0], c.line(archs[0])), end='')
+            return 0
+        if a.dry_run:
+            for b in plan(kernels, archs, a.runs, a.per_boot):
+                print('round %d: %s %s runs %s: %s' % (b[0] + 1, b[1], b[2].name,
+                                                       ','.join(map(str, b[3])),
+                                                       '; '.join(c.line(b[1]) for c in cmds)))
+            return 0
+        db = trackdb.DB(a.db).open(write=not a.no_run)
+        if not a.no_run:
+            try:
+                for arch in archs:
+                    for c in cmds:
+                        db.command_line(arch, c.name, c.line(arch))
+            except UsageError:
+                db.close()
+                raise
+    except UsageError as e:
+        print('%s: %s' % (PROG, e), file=sys.stderr)
+        return 2
+    rc = 0
+    try:
+        if not a.no_run:
+            a.tests = build_suites(archs)
+            t0 = time.monotonic()
+            counts, per_kernel = measure(a, cmds, kernels, db)
+            info('measured in %.0f s: %d runs stored, %d failed, %d boots failed' % (
+                time.monotonic() - t0, counts['stored'], counts['failed'],
+                counts['bootfail']))
+            for (arch, k), ts in per_kernel.items():
+                info('time on %s %s: %.0f s in %d boots' % (arch, k, sum(ts), len(ts)))
+            rc = 1 if counts['failed'] or counts['bootfail'] else 0
+        order = {arch: [k.name for k in ks] for arch, ks in kernels.items()} or None
+        judged = trackjudge.judge(db, cmds, a.level, order)
+        trackjudge.attribute_changes(judged, info)
+        print(trackjudge.text(judged), end='')
+        if a.report:
+            from . import trackreport
+            for f in trackreport.write(judged, a.report):
+                print('report: %s' % f)
+        if judged['unjudged']:
+            rc = 1
+    except Fail as e:
+        info(str(e))
+        return e.status
+    except KeyboardInterrupt:
+        info('interrupted: every run that ended is stored; the same command continues')
+        return 130
+    finally:
+        db.close()
+    return rc
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

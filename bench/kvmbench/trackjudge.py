@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""kvmbench.trackjudge: the changes in a tracked stream.
+
+For each arch and command, the kernels in stream order, and for each
+figure the command judges:
+
+  neighbours    every pair of neighbours judged by kvmbench.stats
+                (compare_figures: the Hodges-Lehmann ratio and its exact
+                interval, worse / better / no change larger than X%),
+                simultaneous at the track's level over all pairs,
+                commands and figures (Bonferroni);
+  change points E-Divisive means over the whole stream
+                (kvmbench.changepoint), each sized as the stats' ratio of
+                the segment after it to the segment before it, with its
+                interval at the same per-figure level.
+
+The two differ by design: a neighbour verdict sees two kernels' runs
+only, and a step spread over several kernels (two 3% steps) can pass
+every neighbour test and still be a change point; a change point needs
+a step that stands out of the whole stream's scatter, and an isolated
+one-kernel excursion (up, then back) is two neighbour verdicts but may
+be no change point (or two).  docs/track.md says more.
+"""
+import math
+
+from . import changepoint, stats
+from .track import pair_level, version_key
+
+
+def stream_order(names):
+    """Debian versions in version order, others as stored, after them."""
+    deb = [n for n in names if n[:1].isdigit()]
+    return sorted(deb, key=version_key) + [n for n in names if not n[:1].isdigit()]
+
+
+def judge(db, cmds, level, order=None, permutations=changepoint.PERMUTATIONS):
+    """{'streams': [...], 'unjudged': [...], 'level': level} of what @db holds
+    for @cmds (kvmbench.track.Command); @order: {arch: [kernel]} (default:
+    stream_order of what is stored)."""
+    values, units = db.values()
+    by_cmd = {c.name: c for c in cmds}
+    streams, unjudged = [], []
+    ncmds = len({c for (_, c) in values if c in by_cmd})
+    for (arch, cname) in sorted(values):
+        c = by_cmd.get(cname)
+        if c is None:
+            continue
+        kv = values[(arch, cname)]
+        kernels = [k for k in (order or {}).get(arch) or stream_order(list(kv)) if k in kv]
+        fam = pair_level(level, len(kernels) - 1, ncmds)
+        m = max(len(c.figures), 1)
+        alpha = stats.figure_alpha(fam, m)
+        s = {'arch': arch, 'command': cname, 'line': c.line(arch), 'kernels': kernels,
+             'runs': {k: len(next(iter(kv[k].values()), [])) for k in kernels},
+             'figures': [], 'family': fam, 'alpha': alpha}
+        for fig in c.figures:
+            if not any(fig in kv[k] for k in kernels):
+                modes = sorted({n for k in kernels for n in kv[k] if n.startswith(fig + '[')})
+                unjudged.append('%s %s: no figure %s in its runs%s' % (
+                    arch, cname, fig, ' (one a guest mode: %s; give the test one mode, -m)'
+                    % ', '.join(modes[:3] + ['...'] * (len(modes) > 3)) if modes else ''))
+                continue
+            f = {'figure': fig, 'unit': units.get(fig, ''),
+                 'values': [kv[k].get(fig, []) for k in kernels],
+                 'neighbours': [], 'points': []}
+            for i in range(1, len(kernels)):
+                a, b = kernels[i - 1], kernels[i]
+                try:
+                    res, _, _ = stats.compare_figures({fig: kv[a].get(fig, [])},
+                                                      {fig: kv[b].get(fig, [])},
+                                                      {fig: f["unit"]}, fam)
+                except stats.TooFewRuns as e:
+                    unjudged.append('%s %s %s %s -> %s: %s' % (arch, cname, fig, a, b, e))
+                    continue
+                if not res:
+                    unjudged.append('%s %s %s %s -> %s: no runs' % (arch, cname, fig, a, b))
+                    continue
+                r = res[0]
+                f['neighbours'].append(dict(r, i=i, a_kernel=a, b_kernel=b))
+            groups = f['values']
+            if all(groups) and len(groups) > 1:
+                for g, p in changepoint.change_points(groups, permutations=permutations):
+                    lo, hi = changepoint_segment(f['points'], g, len(groups))
+                    before = [v for x in groups[lo:g] for v in x]
+                    after = [v for x in groups[g:hi] for v in x]
+                    f['points'].append(dict(size(before, after, alpha, f['unit']), g=g, p=p,
+                                            a_kernel=kernels[g - 1], b_kernel=kernels[g]))
+            s['figures'].append(f)
+        streams.append(s)
+    return {'streams': streams, 'unjudged': unjudged, 'level': level}
+
+
+def changepoint_segment(points, g, n):
+    """The segment of the stream around change point @g, bounded by the
+    change points already found (@points, in the order found)."""
+    lo = max([p['g'] for p in points if p['g'] < g], default=0)
+    hi = min([p['g'] for p in points if p['g'] > g], default=n)
+    return lo, hi
+
+
+def size(before, after, alpha, unit):
+    """The stats' ratio after/before with its interval and verdict."""
+    ci = stats.shift_ci(before, after, alpha)
+    if ci is None:
+        r = stats.statistics.median(after) / stats.statistics.median(before)
+        return {'ratio': r, 'lo': math.nan, 'hi': math.nan, 'verdict': 'unsized',
+                'pct': (r - 1) * 100, 'pct_lo': math.nan, 'pct_hi': math.nan}
+    r, lo, hi = ci
+    v, pct, plo, phi = stats.verdict(r, lo, hi, unit)
+    return {'ratio': r, 'lo': lo, 'hi': hi, 'verdict': v, 'pct': pct, 'pct_lo': plo,
+            'pct_hi': phi, 'rules_out': stats.rules_out(lo, hi)}
+
+
+def attribute_changes(judged, say):
+    """The Debian changelogs' KVM and mm entries of every change between
+    two Debian versions (judged['attribution'][(arch, from, to)]); a
+    changelog that cannot be had is said and left out."""
+    from . import attribute
+    from .errors import Fail
+    got = judged.setdefault('attribution', {})
+    for c in changes(judged):
+        r = c['r']
+        key = (c['arch'], r['a_kernel'], r['b_kernel'])
+        if key in got or not all(k[:1].isdigit() for k in key[1:]):
+            continue
+        try:
+            got[key] = attribute.attribute(key[1], key[2], key[0], sources=False)
+        except Fail as e:
+            say('no changelog for %s -> %s: %s' % (key[1], key[2], e))
+
+
+def words(r):
+    """The suite's verdict words for a judged change (a stats result or
+    a change point's size)."""
+    if r['verdict'] == 'same':
+        return 'no change larger than %.1f%% in either direction' % r['rules_out']
+    if r['verdict'] == 'unsized':
+        return 'changed by %+.1f%% (too few runs around it for an interval)' % r['pct']
+    return '%s by %.1f%% [%.1f, %.1f]' % (r['verdict'], r['pct'], r['pct_lo'], r['pct_hi'])
+
+
+def changes(judged):
+    """Every change found, neighbours' and change points', as dicts."""
+    out = []
+    for s in judged['streams']:
+        for f in s['figures']:
+            for r in f['neighbours']:
+                if r['verdict'] != 'same':
+                    out.append(dict(kind='neighbours', arch=s['arch'], command=s['command'],
+                                    figure=f['figure'], unit=f['unit'], r=r))
+            for r in f['points']:
+                out.append(dict(kind='change point', arch=s['arch'], command=s['command'],
+                                figure=f['figure'], unit=f['unit'], r=r))
+    return out
+
+
+def text(judged):
+    """The plain-text verdicts: the changes first, then what did not move."""
+    lines = []
+    ch = changes(judged)
+    lines.append('changes (%d), at %g%% simultaneous over every neighbour pair, command and '
+                 'figure; change points by E-Divisive means, p < %g:' % (
+                     len(ch), judged['level'], changepoint.THRESHOLD))
+    for c in ch:
+        r = c['r']
+        extra = ' (p=%.3f)' % r['p'] if c['kind'] == 'change point' else ''
+        lines.append('  %s %s %s (%s): %s -> %s: %s%s [%s]' % (
+            c['arch'], c['command'], c['figure'], c['unit'], r['a_kernel'], r['b_kernel'],
+            words(r), extra, c['kind']))
+    if not ch:
+        lines.append('  none')
+    lines.append('no change between neighbours:')
+    for s in judged['streams']:
+        for f in s['figures']:
+            same = [r for r in f['neighbours'] if r['verdict'] == 'same']
+            if same:
+                worst = max(r['rules_out'] for r in same)
+                lines.append('  %s %s %s: %d of %d pairs, each rules out a change larger '
+                             'than %.1f%% or less' % (s['arch'], s['command'], f['figure'],
+                                                       len(same), len(s['kernels']) - 1, worst))
+    if not any(r['verdict'] == 'same' for s in judged['streams'] for f in s['figures']
+               for r in f['neighbours']):
+        lines.append('  none')
+    for (arch, a, b), att in sorted(judged.get('attribution', {}).items()):
+        lines.append('Debian changelog, %s -> %s (%s): %d KVM/mm entries%s' % (
+            a, b, arch, len(att['entries']), ':' if att['entries'] else ''))
+        lines += ['  %s: %s' % e for e in att['entries']]
+    for u in judged['unjudged']:
+        lines.append('not judged: ' + u)
+    for c in ch:
+        r = c['r']
+        lines.append('CHANGE kind=%s arch=%s command=%s figure=%s unit=%s from=%s to=%s '
+                     'ratio=%.4g lo=%.4g hi=%.4g verdict=%s%s' % (
+                         c['kind'].replace(' ', '-'), c['arch'], c['command'], c['figure'],
+                         c['unit'].replace(' ', '_'), r['a_kernel'], r['b_kernel'], r['ratio'],
+                         r['lo'], r['hi'], r['verdict'],
+                         ' p=%.4g' % r['p'] if 'p' in r else ''))
+    return '\n'.join(lines) + '\n'

@@ -1,0 +1,402 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Unit tests of bench/track on known inputs: the database (runs stored
+once, a killed track continued, a database not ours or locked refused
+with nothing written), the change points (planted steps found where
+they are, the A/A false-change rate simulated), the neighbour verdicts
+on a planted step, the kernels' forms and the run count refused before
+anything boots, the report.  Run: python3 bench/test_track.py (--tap:
+kselftest TAP)"""
+import hashlib
+import json
+import math
+import os
+import random
+import sys
+import tempfile
+import unittest
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, BENCH)
+from kvmbench import attribute, changepoint, track, trackdb, trackjudge, trackreport  # noqa: E402
+from kvmbench.errors import UsageError  # noqa: E402
+from kvmbench.tap import tap  # noqa: E402
+
+VERSIONS = ['6.1.0-56', '6.1.0-57', '6.12.100+deb12', '6.12.101+deb12', '6.12.107+deb12',
+            '6.12.111+deb12']
+
+
+def digest(path):
+    with open(path, 'rb') as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def steady(rng, base, n, cv=0.01):
+    return [base * math.exp(rng.gauss(0, cv)) for _ in range(n)]
+
+
+class DB(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.dir.name, 't.sqlite')
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_store_once(self):
+        db = trackdb.DB(self.path).open(write=True)
+        figs = {'rate': (100.0, 'pages/s'), 'vcpu.exits/page': (1.0, 'per page')}
+        self.assertTrue(db.store('6.12.100+deb12', 'x86_64', 'dp', 0, 1, 'r', '{}', figs))
+        self.assertFalse(db.store('6.12.100+deb12', 'x86_64', 'dp', 0, 2, 'r', '{}', figs))
+        self.assertTrue(db.store('6.12.100+deb12', 'x86_64', 'dp', 1, 2, 'r', '{}', figs))
+        self.assertEqual(db.count('runs'), 2)
+        self.assertEqual(db.count('figures'), 4)
+        vals, units = db.values()
+        self.assertEqual(vals[('x86_64', 'dp')]['6.12.100+deb12']['rate'], [100.0, 100.0])
+        self.assertEqual(units['rate'], 'pages/s')
+        self.assertEqual(db.done('x86_64'), {('6.12.100+deb12', 'dp', 0),
+                                             ('6.12.100+deb12', 'dp', 1)})
+        db.close()
+        again = trackdb.DB(self.path).open(write=False)
+        self.assertEqual(again.count('runs'), 2)
+        again.close()
+
+    def test_command_line(self):
+        db = trackdb.DB(self.path).open(write=True)
+        db.command_line('x86_64', 'dp', 'demand_paging_test -b 16M')
+        db.command_line('x86_64', 'dp', 'demand_paging_test -b 16M')
+        db.command_line('arm64', 'dp', 'demand_paging_test -b 16M -m 5')
+        with self.assertRaisesRegex(UsageError, "has command dp on x86_64 as "):
+            db.command_line('x86_64', 'dp', 'demand_paging_test -b 32M')
+        db.close()
+
+    def test_not_ours(self):
+        import sqlite3
+        c = sqlite3.connect(self.path)
+        c.execute('CREATE TABLE people (name TEXT)')
+        c.commit()
+        c.close()
+        before = digest(self.path)
+        with self.assertRaisesRegex(UsageError, 'not a track database'):
+            trackdb.DB(self.path).open(write=True)
+        self.assertEqual(digest(self.path), before)
+
+    def test_not_sqlite(self):
+        with open(self.path, 'w') as f:
+            f.write('my notes\n')
+        with self.assertRaisesRegex(UsageError, 'not an SQLite database'):
+            trackdb.DB(self.path).open(write=True)
+        with open(self.path) as f:
+            self.assertEqual(f.read(), 'my notes\n')
+
+    def test_locked(self):
+        first = trackdb.DB(self.path).open(write=True)
+        with self.assertRaisesRegex(UsageError, 'locked'):
+            trackdb.DB(self.path).open(write=True)
+        first.close()
+        trackdb.DB(self.path).open(write=True).close()
+
+    def test_missing_read_only(self):
+        with self.assertRaisesRegex(UsageError, 'no database'):
+            trackdb.DB(self.path).open(write=False)
+        self.assertFalse(os.path.exists(self.path))
+
+    def test_postgres(self):
+        url = os.environ.get('TRACK_TEST_PG')
+        if not url:
+            self.skipTest('no PostgreSQL server given (TRACK_TEST_PG=postgresql://...)')
+        db = trackdb.DB(url).open(write=True)
+        db.x('DELETE FROM figures')
+        db.x('DELETE FROM runs')
+        self.assertTrue(db.store('k', 'x86_64', 'dp', 0, 1, 'r', '{}', {'rate': (1.0, '/s')}))
+        self.assertFalse(db.store('k', 'x86_64', 'dp', 0, 1, 'r', '{}', {'rate': (1.0, '/s')}))
+        with self.assertRaisesRegex(UsageError, 'locked'):
+            trackdb.DB(url).open(write=True)
+        db.close()
+
+
+class ChangePoints(unittest.TestCase):
+    def test_q_stat(self):
+        # By hand: x = [0, 0], y = [1, 1]: E = 2*4/4 - 0 - 0 = 2, Q = 4/4 * 2 = 2.
+        self.assertAlmostEqual(changepoint.q_stat([0, 0], [1, 1]), 2.0)
+        self.assertAlmostEqual(changepoint.pair_sum([3, 1, 2]), 4.0)
+
+    def test_one_step(self):
+        rng = random.Random(1)
+        groups = [steady(rng, 100, 5) for _ in range(5)] + \
+                 [steady(rng, 105, 5) for _ in range(5)]
+        pts = changepoint.change_points(groups)
+        self.assertEqual([g for g, _ in pts], [5])
+        self.assertLess(pts[0][1], changepoint.THRESHOLD)
+
+    def test_two_steps(self):
+        rng = random.Random(2)
+        groups = ([steady(rng, 100, 5) for _ in range(4)] +
+                  [steady(rng, 110, 5) for _ in range(4)] +
+                  [steady(rng, 104, 5) for _ in range(4)])
+        self.assertEqual([g for g, _ in changepoint.change_points(groups)], [4, 8])
+
+    def test_deterministic(self):
+        rng = random.Random(3)
+        groups = [steady(rng, 100, 4, 0.05) for _ in range(6)]
+        self.assertEqual(changepoint.change_points(groups), changepoint.change_points(groups))
+
+    def test_aa_rate(self):
+        """A/A streams (8 kernels x 5 runs, no change, log-normal CV 5%)
+        at threshold 0.05: streams with a change point in at most 5% plus
+        three standard errors (the promise: at most the threshold)."""
+        rng = random.Random(4)
+        n, hits, thr = 150, 0, 0.05
+        for _ in range(n):
+            groups = [steady(rng, 100, 5, 0.05) for _ in range(8)]
+            hits += bool(changepoint.change_points(groups, threshold=thr, permutations=59,
+                                                   seed=rng.randrange(1 << 30)))
+        se = math.sqrt(thr * (1 - thr) / n)
+        self.assertLessEqual(hits / n, thr + 3 * se, '%d of %d A/A streams' % (hits, n))
+
+    def test_power(self):
+        """A 3% step in 1%-noise streams is found at its place nearly always."""
+        rng = random.Random(5)
+        right = 0
+        for _ in range(20):
+            groups = [steady(rng, 100, 5) for _ in range(3)] + \
+                     [steady(rng, 103, 5) for _ in range(3)]
+            right += [g for g, _ in changepoint.change_points(
+                groups, seed=rng.randrange(1 << 30))] == [3]
+        self.assertGreaterEqual(right, 18)
+
+
+class FakeArgs:
+    runs, per_boot, run_timeout, mem = 5, 2, 60, '2G'
+
+
+def fake_boot(step_at=None, die_after=None, rng=None):
+    """A boot that stores each run of the plan (rate 1000, 5% lower from
+    kernel @step_at on); raises KeyboardInterrupt after @die_after runs."""
+    state = {'n': 0}
+    rng = rng or random.Random(7)
+
+    def boot(k, arch, cmds, idx, a, db, work, counts, boot_no):
+        for i in idx:
+            for c in cmds:
+                if die_after is not None and state['n'] >= die_after:
+                    raise KeyboardInterrupt()
+                base = 1000.0 * (0.95 if step_at and k.name >= step_at else 1)
+                v = base * math.exp(rng.gauss(0, 0.01))
+                if db.store(k.name, arch, c.name, i, boot_no, k.name, '{}',
+                            {'rate': (v, 'pages/s'), 'exits': (4130.0, 'count')}):
+                    counts['stored'] += 1
+                state['n'] += 1
+        return 0
+    return boot
+
+
+class Track(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.dir.name, 't.sqlite')
+        track.info = lambda msg: None
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_resolve(self):
+        r = track.resolve(['all-6.12'], 'x86_64', VERSIONS)
+        self.assertEqual([k.name for k in r], VERSIONS[2:])
+        r = track.resolve(['6.12.101+deb12..6.12.111+deb12'], 'x86_64', VERSIONS)
+        self.assertEqual([k.name for k in r], VERSIONS[3:])
+        self.assertEqual(r[0].vm_args, ['--debian-kernel', '6.12.101+deb12'])
+        for bad, why in (('6.12.99+deb12', 'not in the archive|in the archive'),
+                         ('all-5.10', 'no Debian 5.10'), ('nonsense', 'is not a Debian'),
+                         ('6.1.0-56..6.12.100+deb12', 'different series'),
+                         ('kvm:/nonexistent', 'kvm-build.json')):
+            with self.assertRaisesRegex(UsageError, why):
+                track.resolve([bad], 'x86_64', VERSIONS)
+        with self.assertRaisesRegex(UsageError, 'twice'):
+            track.resolve(['6.1.0-56', 'all-6.1'], 'x86_64', VERSIONS)
+
+    def test_kvm_dir(self):
+        d = os.path.join(self.dir.name, 'kvm')
+        os.makedirs(d)
+        with open(os.path.join(d, 'kvm-build.json'), 'w') as f:
+            json.dump({'arch': 'x86_64', 'release': '6.12.117+deb12-amd64'}, f)
+        k = track.resolve(['kvm:' + d], 'x86_64', VERSIONS)[0]
+        self.assertEqual(k.vm_args, ['--debian-kernel', '6.12.117+deb12', '--kvm-modules',
+                                     os.path.abspath(d)])
+
+    def test_runs_needed(self):
+        dp = [track.Command('dp', ['rate'], 'demand_paging_test', [])]
+        # 2 pairs x 1 figure at 95%: alpha 0.025 each, C(2n,n) >= 80: n = 5.
+        self.assertEqual(track.runs_needed(3, dp, 95), 5)
+        a = track.parser().parse_args(['6.1.0-56', '6.1.0-57', '--runs', '3',
+                                       '--commands', 'dp'])
+        track.resolve_orig = track.resolve
+        try:
+            track.resolve = lambda specs, arch: track.resolve_orig(specs, arch, VERSIONS)
+            with self.assertRaisesRegex(UsageError, 'cannot reach a verdict'):
+                track.check(a)
+            a.runs = None
+            track.check(a)
+            self.assertEqual(a.runs, 6)
+        finally:
+            track.resolve = track.resolve_orig
+
+    def test_plan_interleaves(self):
+        ks = {'x86_64': [track.Kernel(n, []) for n in 'ABC']}
+        p = track.plan(ks, ['x86_64'], 5, 2)
+        self.assertEqual([(b[0], b[2].name, b[3]) for b in p],
+                         [(0, 'A', [0, 1]), (0, 'B', [0, 1]), (0, 'C', [0, 1]),
+                          (1, 'C', [2, 3]), (1, 'B', [2, 3]), (1, 'A', [2, 3]),
+                          (2, 'A', [4]), (2, 'B', [4]), (2, 'C', [4])])
+
+    def test_guest_script(self):
+        cmds = [track.Command('dp', ['rate'], 'demand_paging_test', ['-b', '16M'])]
+        s = track.guest_script(cmds, [2, 3], 60)
+        self.assertIn("BENCH_TEST='demand_paging_test' bench_run c0 w 1 /tests/kvm "
+                      "'-b' '16M'", s)
+        self.assertIn("bench_run c0 3 0 /tests/kvm '-b' '16M'", s)
+
+    def test_arch_args(self):
+        cmds = track.commands(track.parser().parse_args(['--commands', 'dp,memslot']))
+        self.assertIn("bench_run c0 0 0 /tests/kvm '-b' '16M' '-m' '5'",
+                      track.guest_script(cmds, [0], 60, 'arm64'))
+        self.assertIn("bench_run c0 0 0 /tests/kvm '-b' '16M'\n",
+                      track.guest_script(cmds, [0], 60, 'x86_64'))
+        self.assertEqual(cmds[1].line('arm64'), cmds[1].line('x86_64'))
+
+    def test_killed_and_continued(self):
+        cmds = [track.Command('dp', ['rate'], 'demand_paging_test', [])]
+        ks = {'x86_64': [track.Kernel(n, []) for n in ('k1', 'k2', 'k3')]}
+        db = trackdb.DB(self.path).open(write=True)
+        with self.assertRaises(KeyboardInterrupt):
+            track.measure(FakeArgs, cmds, ks, db, boot=fake_boot(die_after=7))
+        self.assertEqual(db.count('runs'), 7)
+        db.close()
+        db = trackdb.DB(self.path).open(write=True)
+        counts, _ = track.measure(FakeArgs, cmds, ks, db, boot=fake_boot())
+        self.assertEqual(counts['stored'], 15 - 7)
+        self.assertEqual(db.count('runs'), 15)
+        counts, _ = track.measure(FakeArgs, cmds, ks, db, boot=fake_boot())
+        self.assertEqual(counts['stored'], 0)
+        db.close()
+
+    def test_jobs(self):
+        """Two boots at a time store every run once, boot numbers distinct."""
+        cmds = [track.Command('dp', ['rate'], 'demand_paging_test', []),
+                track.Command('dirty', ['rate'], 'dirty_log_perf_test', [])]
+        ks = {'x86_64': [track.Kernel(n, []) for n in ('k1', 'k2', 'k3', 'k4')]}
+        a = FakeArgs()
+        a.jobs = 2
+        db = trackdb.DB(self.path).open(write=True)
+        counts, per = track.measure(a, cmds, ks, db, boot=fake_boot())
+        self.assertEqual((counts['stored'], db.count('runs')), (40, 40))
+        boots = db.q('SELECT boot, count(*) FROM runs GROUP BY boot')
+        self.assertEqual(sorted(n for _, n in boots), [2] * 4 + [4] * 8)
+        db.close()
+
+    def judged(self, step_at, kernels=('k1', 'k2', 'k3', 'k4', 'k5'), runs=8):
+        cmds = [track.Command('dp', ['rate', 'exits'], 'demand_paging_test', [])]
+        ks = {'x86_64': [track.Kernel(n, []) for n in kernels]}
+        db = trackdb.DB(self.path).open(write=True)
+        a = FakeArgs()
+        a.runs = runs
+        track.measure(a, cmds, ks, db, boot=fake_boot(step_at))
+        j = trackjudge.judge(db, cmds, 95, {'x86_64': list(kernels)})
+        db.close()
+        return j
+
+    def test_judge_step(self):
+        j = self.judged('k4')
+        ch = trackjudge.changes(j)
+        kinds = sorted((c['kind'], c['figure'], c['r']['a_kernel'], c['r']['b_kernel'],
+                        c['r']['verdict']) for c in ch)
+        self.assertEqual(kinds, [('change point', 'rate', 'k3', 'k4', 'worse'),
+                                 ('neighbours', 'rate', 'k3', 'k4', 'worse')])
+        for c in ch:
+            self.assertLess(c['r']['pct_lo'], 5)
+            self.assertGreater(c['r']['pct_hi'], 5)
+        t = trackjudge.text(j)
+        self.assertIn('k3 -> k4: worse by', t)
+        self.assertIn('CHANGE kind=change-point arch=x86_64 command=dp figure=rate', t)
+        self.assertIn('no change larger than', trackjudge.words(j['streams'][0]['figures'][0]
+                                                                ['neighbours'][0]))
+
+    def test_judge_aa(self):
+        j = self.judged(None)
+        self.assertEqual(trackjudge.changes(j), [])
+        self.assertEqual(j['unjudged'], [])
+
+    def test_report(self):
+        j = self.judged('k4')
+        out = os.path.join(self.dir.name, 'report')
+        paths = trackreport.write(j, out)
+        with open(paths[0]) as f:
+            h = f.read()
+        self.assertIn('<h2>Changes</h2>', h)
+        self.assertLess(h.index('<h2>Changes</h2>'), h.index('<h2>Figures</h2>'))
+        self.assertIn('k3 -&gt; k4', h)
+        if trackreport.have_matplotlib():
+            self.assertEqual(h.count('<img '), 2)
+            self.assertIn('data:image/png;base64,iVBOR', h)
+        with open(paths[1]) as f:
+            self.assertIn('| x86_64 | dp | rate | k3 -> k4 | worse by', f.read())
+
+
+class Attribution(unittest.TestCase):
+    def stanzas(self):
+        with open(os.path.join(BENCH, 'testdata', 'track', 'changelog.Debian')) as f:
+            return attribute.parse_changelog(f.read())
+
+    def test_parse(self):
+        st = self.stanzas()
+        self.assertEqual([(s, v) for s, v, _ in st],
+                         [('linux-signed-6.12-amd64', '6.12.103+1~deb12u1'),
+                          ('linux', '6.12.103-1'), ('linux', '6.12.102-1'),
+                          ('linux-6.12', '6.12.101-1~deb12u1'), ('linux', '6.12.101-1')])
+        self.assertEqual(st[1][2][0], '[amd64] KVM: x86/mmu: Fixture entry three, for amd64, '
+                         'wrapped over two lines')
+        self.assertEqual(attribute.upstream('6.12.103+1~deb12u1'), '6.12.103')
+
+    def test_between(self):
+        got = attribute.kvm_entries(self.stanzas(), '6.12.101', '6.12.103', 'amd64')
+        self.assertEqual(got, [
+            ('6.12.103', 'KVM: x86/mmu: Fixture entry three, for amd64, wrapped over two lines'),
+            ('6.12.103', 'mm: fixture entry about the page allocator'),
+            ('6.12.103', 'KVM: Fixture entry for both arches'),
+            ('6.12.102', 'KVM: Fixture entry two, every arch'),
+            ('6.12.102', 'mm/hugetlb: fixture entry two for mm')])
+        arm = [e for _, e in attribute.kvm_entries(self.stanzas(), '6.12.102', '6.12.103',
+                                                   'arm64')]
+        self.assertEqual(arm, ['KVM: arm64: Fixture entry for arm64 only',
+                               'mm: fixture entry about the page allocator',
+                               'KVM: Fixture entry for both arches'])
+
+    def test_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, 'a'), os.path.join(d, 'b')
+            for root, text in ((a, 'one'), (b, 'two')):
+                for rel, body in (('arch/x86/kvm/mmu.c', text), ('virt/kvm/kvm_main.c', 'same'),
+                                  ('mm/memory.c', 'same')):
+                    os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+                    with open(os.path.join(root, rel), 'w') as f:
+                        f.write(body + '\n')
+            os.makedirs(os.path.join(b, 'arch/arm64/kvm'))
+            with open(os.path.join(b, 'arch/arm64/kvm/new.c'), 'w') as f:
+                f.write('new\n')
+            files = attribute.differing(a, b)
+            self.assertEqual(files, ['arch/arm64/kvm/new.c', 'arch/x86/kvm/mmu.c'])
+            self.assertFalse(attribute.module_only(files, 'x86_64'))
+            self.assertTrue(attribute.module_only(files[1:], 'x86_64'))
+            att = {'from': '6.12.101+deb12', 'to': '6.12.103+deb12', 'from_version': '6.12.101',
+                   'to_version': '6.12.103', 'files': files[1:], 'trees': (a, b)}
+            series = attribute.write_series(att, os.path.join(d, 'series'))
+            with open(series) as f:
+                patch = f.read()
+            self.assertIn('--- a/arch/x86/kvm/mmu.c\n+++ b/arch/x86/kvm/mmu.c\n', patch)
+            self.assertIn('-one\n+two\n', patch)
+
+
+if __name__ == '__main__':
+    if '--tap' in sys.argv:
+        sys.exit(tap(sys.modules[__name__], 'track'))
+    unittest.main(verbosity=2)
