@@ -61,6 +61,6 @@ in compare.parse() and describe(); a new place for runs (another machine,
 a lab) is a backend in runner with a run(runs, results) method, chosen
 in compare.Compare.setup(); runs that already happened elsewhere only
 need their JSON files in Results' a/ and b/.  Tested by bench/test_stats.py
-(stats), bench/test_tables.py (tables) and bench/test_*.py (the rest), all
-run by bench/verdict_tests.sh.
+(stats), bench/test_tables.py (tables) and bench/test_*.py (the rest, one
+file an area), all run by bench/verdict_tests.sh.
 """
