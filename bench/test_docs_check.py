@@ -15,7 +15,7 @@ import unittest
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
-from kvmbench import docs_check  # noqa: E402
+from kvmbench import docs_check, docs_check_code  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 
@@ -212,11 +212,11 @@ class Parsing(unittest.TestCase):
                'int counter;\nint proto(void);\nstruct t { int b; };\n'
                '__attribute__((noinline)) void h(void) {}\n'
                '/* int commented(void) { } */\nchar *s = "int quoted(void) {";\n')
-        self.assertEqual(docs_check.defined_globals(src), {'g', 'ops_table', 'counter', 'h', 's'})
+        self.assertEqual(docs_check_code.defined_globals(src), {'g', 'ops_table', 'counter', 'h', 's'})
 
     def test_header_aliases(self):
         src = ('#define A(x) \\\n\tb_fn(x)\nstatic inline int c(void)\n{\n\treturn d_fn();\n}\n')
-        al = docs_check.header_aliases(src)
+        al = docs_check_code.header_aliases(src)
         self.assertIn('b_fn', al['A'])
         self.assertIn('d_fn', al['c'])
 

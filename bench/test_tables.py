@@ -18,6 +18,7 @@ import unittest
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from kvmbench import stats, stats_cli, tables  # noqa: E402
+from kvmbench.tables import common, dirty, nesting, noise, notify, paging, two_kernels  # noqa: E402
 from kvmbench.errors import UsageError  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
@@ -41,30 +42,30 @@ class Recorded(unittest.TestCase):
 
     def test_demand_paging(self):
         a = parsed('demand_paging', '--runs', '1', '--readers', '1 2', '--size', '1M')
-        got = tables.dp_table(a, data('demand_paging.raw'))
+        got = paging.dp_table(a, data('demand_paging.raw'))
         self.assertEqual('\n'.join(got) + '\n', data('demand_paging.table'))
 
     def test_dirty_log(self):
         a = parsed('dirty_log', '--runs', '1', '--size', '1M', '--slot-mem', '8M')
-        got = tables.dl_table(a, data('dirty_log.raw'))
+        got = dirty.dl_table(a, data('dirty_log.raw'))
         self.assertEqual('\n'.join(got) + '\n', data('dirty_log.table'))
 
     def test_nested(self):
         # bench/nested.sh --runs 1 --size 1M --vcpus 1
         a = parsed('nested', '--runs', '1', '--size', '1M', '--vcpus', '1')
-        got = tables.nested_table(a, data('nested.raw'))
+        got = nesting.nested_table(a, data('nested.raw'))
         self.assertEqual('\n'.join(got) + '\n', data('nested.table'))
 
     def test_spread(self):
         # bench/spread.sh --runs 2 --size 1M, but its first line (its name).
         a = parsed('spread', '--runs', '2', '--size', '1M')
-        got = tables.spread_table(a, data('spread.raw'))
+        got = noise.spread_table(a, data('spread.raw'))
         self.assertEqual('\n'.join(got[1:]) + '\n', data('spread.table'))
 
     def test_eventfd(self):
         # bench/eventfd.sh --runs 1 --pairs "1 2" --events 200 on the host's /dev/kvm
         a = parsed('eventfd', '--runs', '1', '--pairs', '1 2', '--events', '200')
-        got = tables.ev_table(a, data('eventfd.raw'), data('eventfd.raw').split('\n')[0][6:])[0]
+        got = notify.ev_table(a, data('eventfd.raw'), data('eventfd.raw').split('\n')[0][6:])[0]
         self.assertEqual('\n'.join(got) + '\n', data('eventfd.table'))
 
 
@@ -81,7 +82,7 @@ RESULT failed -u MISSING -v 4 -b 4M -r 32 -w poll -H
 class DemandPaging(unittest.TestCase):
     def test_cells_and_targets(self):
         a = parsed('demand_paging', '--runs', '3', '--readers', '1 16 32')
-        out = tables.dp_table(a, DP)
+        out = paging.dp_table(a, DP)
         # Median 200 of 100 200 300; exits 60/4 vCPUs, pf_taken 8/4.
         self.assertEqual(out[2], '1       |     200 [  100-  300] |       0 [    0-    0] |'
                          '     250 [  250-  250] |       0 [    0-    0] |         15 |          2')
@@ -93,13 +94,13 @@ class DemandPaging(unittest.TestCase):
 
     def test_no_target_rows_without_16_and_32(self):
         a = parsed('demand_paging', '--readers', '1 2')
-        out = tables.dp_table(a, DP)
+        out = paging.dp_table(a, DP)
         self.assertEqual([ln for ln in out if ln.startswith('target')],
                          ['target: 1 reader, epoll / poll = 0.80 (>= 1.0): MISSED'])
 
     def test_guest_loop(self):
         a = parsed('demand_paging', '--runs', '2', '--readers', '1 4', '--size', '8M')
-        loop = tables.dp_loop(a)
+        loop = paging.dp_loop(a)
         self.assertIn('bench_watch() {', loop)
         self.assertIn('bench_watch 180 /tmp/out ./demand_paging_test "$@"', loop)
         self.assertIn('for rep in $(seq 2); do', loop)
@@ -109,7 +110,7 @@ class DemandPaging(unittest.TestCase):
 
 class DirtyLog(unittest.TestCase):
     def test_guest_loop(self):
-        loop = tables.dl_loop(parsed('dirty_log', '--slot-mem', '8M', '--ring', '64'))
+        loop = dirty.dl_loop(parsed('dirty_log', '--slot-mem', '8M', '--ring', '64'))
         self.assertIn('run 2 -b 4194304 -v 2 -x $x -i 3 -g', loop)
         self.assertIn('run 3 -b 2M -v $v -i 3 -R 64', loop)
         self.assertIn('sed "s/^RESULT /RESULT table=$tag /"', loop)
@@ -117,7 +118,7 @@ class DirtyLog(unittest.TestCase):
     def test_ring_full_median_as_printed(self):
         text = ''.join('RESULT table=3 vcpus=1 log=ring ring_full_exits=%s\n' % v
                        for v in ('7', '3'))
-        out = tables.dl_table(parsed('dirty_log'), text)
+        out = dirty.dl_table(parsed('dirty_log'), text)
         row = [ln for ln in out if ln.startswith('1      ring')][0]
         self.assertTrue(row.endswith('| 5'), row)
 
@@ -131,7 +132,7 @@ RESULT host_only=1 pairs=1 wait=pool total_rate=7.5
 
     def test_row(self):
         a = parsed('eventfd', '--pairs', '1', '--runs', '2')
-        out, rows = tables.ev_table(a, self.TEXT, 'a test')
+        out, rows = notify.ev_table(a, self.TEXT, 'a test')
         self.assertEqual(out[0], 'eventfd_perf_test -v PAIRS -e 1000 -w WAIT [-H], a test,')
         # exits 3 and 5 a round trip: 4; wake-ups 1 and 3: 2; 2 and 4 us: 3.
         self.assertEqual(out[5], '| 1 | 20 [10-30] | 0 [0-0] | 0 [0-0] | 0 [0-0] | 0 [0-0] |'
@@ -143,7 +144,7 @@ RESULT host_only=1 pairs=1 wait=pool total_rate=7.5
             f.write(self.TEXT)
             f.flush()
             a = parsed('eventfd', '--pairs', '1', '--from', f.name)
-            self.assertEqual(tables.eventfd(a)[0].split(', ')[1], 'a test,')
+            self.assertEqual(notify.eventfd(a)[0].split(', ')[1], 'a test,')
 
     def test_bad_options(self):
         for argv in (['--where', 'moon'], ['--pairs', '1 x'], ['--pairs', ''],
@@ -162,7 +163,7 @@ FAILED missing plain
 '''
 
     def test_ratio_and_last_value(self):
-        out = tables.nested_table(parsed('nested', '--runs', '1'), self.TEXT)
+        out = nesting.nested_table(parsed('nested', '--runs', '1'), self.TEXT)
         self.assertEqual(out[0], 'x86_64 VM (vm/run --smp 4 , emulated SVM), -b 16M -v 2, '
                          'median of 1 runs [min-max]')
         self.assertIn('| Populate memory time (ms)          | 2.00 [2.00-2.00]           '
@@ -176,7 +177,7 @@ FAILED missing plain
 
     def test_intel(self):
         a = parsed('nested', '--cpu', 'intel', '--debian-kernel', '6.12')
-        out = tables.nested_table(a, self.TEXT)
+        out = nesting.nested_table(a, self.TEXT)
         self.assertTrue(out[0].startswith('x86_64 VM (vm/run --smp 4 --cpu intel --debian-kernel '
                                           '6.12, Bochs, VMX)'), out[0])
 
@@ -189,7 +190,7 @@ class Spread(unittest.TestCase):
     def test_warmup_dropped(self):
         text = ''.join('RUN missing %d RESULT rate=%d\n' % (i, v)
                        for i, v in enumerate((999, 90, 100, 110)))
-        out = tables.spread_table(parsed('spread'), text)
+        out = noise.spread_table(parsed('spread'), text)
         cv = stats_cli.cv_pct([90, 100, 110])
         self.assertEqual(out[-1], '| -u MISSING rate (pgs/s)        |  3 |     100.00 |      '
                          '90.00-110.00     |   20.0%% | %5.1f%% |' % cv)
@@ -202,7 +203,7 @@ class Splitting(unittest.TestCase):
             'RESULT test=dirty_log_page_splitting split=eager protect=get protect_ns=%d '
             'first_dirty_ns=1000000 enable_ns=0 disable_ns=0\n' % v for v in (1000000, 3000000)))
         a = parsed('splitting', '--runs', '2', '--kernel', '6.1')
-        out = tables.split_table(a, text)
+        out = dirty.split_table(a, text)
         self.assertEqual(out[:2], ['dirty_log_page_splitting_test -b 32M -v 2, 2 runs, x86_64, '
                                    'kernel 6.1 (vm/run, TCG)', '# Eager splitting: on'])
         self.assertEqual(out[5:], ['| eager | get | 2 | 2.00 [1.00-3.00] | 1.00 [1.00-1.00] | '
@@ -225,7 +226,7 @@ class Upstream(unittest.TestCase):
                 f.write('#!/bin/sh\n')
             os.chmod(exe, 0o755)
             a = tables.parser('upstream').parse_args(['--upstream', d, '--rows', '-v 1'])
-        out = tables.up_table(a, text)
+        out = paging.up_table(a, text)
         self.assertEqual(out[-1], '| -v 1                                   |  3.00 [ 2.00- 4.00] '
                          '|  1.00 [ 1.00- 1.00] |  3.00 |        10 /        30 |        20 /'
                          '        40 |')
@@ -256,15 +257,15 @@ class Paths(unittest.TestCase):
     def test_lines(self):
         with tempfile.TemporaryDirectory() as d:
             p = self.list_file(d, '# a comment\n\nx | t_test -b 1M | k1,k2\n')
-            self.assertEqual(tables.paths_lines(p), [('x', 't_test -b 1M', ['k1', 'k2'])])
+            self.assertEqual(two_kernels.paths_lines(p), [('x', 't_test -b 1M', ['k1', 'k2'])])
             for bad, why in (('x | t_test', 'not NAME | COMMAND'), ('x y | t | k', 'bad name'),
                              ('x | t | k,', 'bad key list'), ('x | t; rm -rf / | k', 'bad command')):
                 self.list_file(d, 'ok | t | k\n' + bad + '\n')
                 with self.assertRaisesRegex(UsageError, ':2: ' + why):
-                    tables.paths_lines(p)
+                    two_kernels.paths_lines(p)
 
     def test_rows_from_compare_json(self):
-        rows = tables.verdict_rows('mmu', ['walk_ns', 'gone'], [
+        rows = two_kernels.verdict_rows('mmu', ['walk_ns', 'gone'], [
             result('walk_ns[pa40 4K]', 100.0, 120.0, 'worse'), result('other', 1.0, 1.0)])
         self.assertEqual(rows, [
             'mmu                          walk_ns[pa40 4K] (ns)                           100'
@@ -285,7 +286,7 @@ class Paths(unittest.TestCase):
             a = parsed('paths', '--list', p, '--print', out, '--kernels', 'K1,K2')
             buf = io.StringIO()
             with contextlib.redirect_stdout(buf):
-                self.assertEqual(tables.paths(a), [])
+                self.assertEqual(two_kernels.paths(a), [])
             lines = buf.getvalue().splitlines()
             self.assertIn('K1 median', lines[2])
             self.assertEqual(lines[3].split(), ['one', 'k', '(ns)', '2', '1', '0.5', '[0.9,',
@@ -309,7 +310,7 @@ class Paths(unittest.TestCase):
         for argv in (['--runs', '1'], ['--kernels', '6.1'], ['--kernels', 'a,b,c'],
                      ['--arch', 'mips'], ['--only', 'nonesuch'], ['--list', '/nonexistent']):
             with self.assertRaises(UsageError, msg=argv):
-                tables.paths(parsed('paths', *argv))
+                two_kernels.paths(parsed('paths', *argv))
         self.assertEqual(parsed('paths', '--arch', 'aarch64').arch, 'arm64')
 
 
@@ -332,14 +333,14 @@ class Command(unittest.TestCase):
             self.assertIn('usage: bench/table', out.getvalue())
 
     def test_fields_keep_the_last(self):
-        self.assertEqual(tables.fields('RUN x RESULT a=1 b=2 RESULT_STATS a=3'),
+        self.assertEqual(common.fields('RUN x RESULT a=1 b=2 RESULT_STATS a=3'),
                          {'a': '3', 'b': '2'})
 
     def test_sizes(self):
-        self.assertEqual(tables.size_bytes('32M'), 32 << 20)
-        self.assertEqual(tables.size_bytes('4096'), 4096)
+        self.assertEqual(common.size_bytes('32M'), 32 << 20)
+        self.assertEqual(common.size_bytes('4096'), 4096)
         with self.assertRaises(UsageError):
-            tables.size_bytes('0M')
+            common.size_bytes('0M')
 
 
 class Figure(unittest.TestCase):

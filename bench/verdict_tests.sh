@@ -191,7 +191,7 @@ unit_tests
 # that reaches it), imports unused.
 pyflakes_clean() {
 	command -v pyflakes3 >/dev/null || ensure_packages pyflakes3 >&2 || return 1
-	pyflakes3 "$REPO"/bench/*.py "$REPO"/bench/kvmbench/*.py >"$LOGS/pyflakes.log" 2>&1 ||
+	pyflakes3 "$REPO"/bench/*.py "$REPO"/bench/kvmbench/*.py "$REPO"/bench/kvmbench/*/*.py >"$LOGS/pyflakes.log" 2>&1 ||
 		{ sed 's/^/# /' "$LOGS/pyflakes.log"; return 1; }
 }
 check "pyflakes: bench/*.py and bench/kvmbench/*.py clean" pyflakes_clean

@@ -43,7 +43,9 @@ runs stats_cli.py.  The layers, each usable alone:
              its runs' shell)
   tables     bench/table NAME: the perf tests' tables (demand_paging,
              dirty_log, eventfd, nested, paths, splitting, spread,
-             upstream), each a loop of runs and one table of medians
+             upstream), each a loop of runs and one table of medians; a
+             package: common (what they share), one module a table or a
+             pair (paging, dirty, notify, nesting, noise, two_kernels)
   kvm_build  vm/kvm-build: KVM's modules built from a source tree or
              patches for a Debian kernel (kvm_tree, debian)
   lava*, lab LAVA: its REST API (lava), jobs (lavajobs), vm/suite --lava
@@ -66,5 +68,6 @@ a lab) is a backend in runner with a run(runs, results) method, chosen
 in compare.Compare.setup(); runs that already happened elsewhere only
 need their JSON files in Results' a/ and b/.  Tested by bench/test_stats.py
 (stats), bench/test_tables.py (tables), bench/test_track.py (bench/track)
-and bench/test_*.py (the rest), all run by bench/verdict_tests.sh.
+and bench/test_*.py (the rest, one file an area), all run by
+bench/verdict_tests.sh.
 """

@@ -1,0 +1,261 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Unit tests of bench's commands: the option checks, order and budget of
+bench/compare and bench/bisect-run (kvmbench.compare, kvmbench.bisect), the
+tables (kvmbench.render), bench/perf's options and summary (kvmbench.perf),
+the cover letter (kvmbench.cover), and bench/compare end to end on fake
+builds on the host.
+Run: python3 bench/test_compare.py (--tap: kselftest TAP, one result a test)"""
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, BENCH)
+from kvmbench import bisect, compare, cover, perf, render, runner, stats_cli  # noqa: E402
+from kvmbench.tap import tap  # noqa: E402
+from testkit import Quiet, fake_tree  # noqa: E402
+
+
+class CompareOptions(unittest.TestCase):
+    def usage(self, argv):
+        with self.assertRaises(compare.Usage) as e:
+            compare.parse(argv)
+        return str(e.exception)
+
+    def test_errors(self):
+        for argv, msg in (
+                (['--runs', '0', '--options', 'a', 'b', '--', 't'],
+                 "--runs must be a positive number: '0'"),
+                (['--per-boot', 'x', '--options', 'a', 'b', '--', 't'],
+                 "--per-boot must be a positive number: 'x'"),
+                (['--kernels', '6.1', '--', 't'], "--kernels takes two values, A,B: '6.1'"),
+                (['--kernels', '6.1,6.12', '--builds', 'a,b'],
+                 'give one of --kernels, --builds, --options, --patch, --kvm-src'),
+                (['--options', 'a'], 'argument --options: expected 2 arguments (-h for help)'),
+                (['--options', 'a', 'b'], 'no test command after --'),
+                (['--options', 'a', 'b', '--', 'T!'], "bad test name 'T!'"),
+                (['--bogus'], "unknown option '--bogus' (-h for help)"),
+                (['--runs'], 'argument --runs: expected one argument (-h for help)'),
+                (['--options', 'a', 'b', '--options', 'c', 'd', '--', 't'],
+                 'give one of --kernels, --builds, --options, --patch, --kvm-src'),
+                (['--options', 'a', 'b', 'stray', '--', 't'], "unknown option 'stray' (-h for help)"),
+                (['--budget', '1', '--options', 'a', 'b', '--', 't'],
+                 '--budget goes with --until'),
+                (['--until', '5', '--runs', '50', '--options', 'a', 'b', '--', 't'],
+                 '--max-runs 40 is below --runs 50'),
+                (['--where', 'host', '--kernels', '6.1,6.12', '--', 't'],
+                 '--kernels boots VMs: not --where host'),
+                (['--clock', 'icount', '--smp', '2', '--options', 'a', 'b', '--', 't'],
+                 '--clock icount needs --smp 1 (give --clock tcg for more)'),
+                (['--cpu', 'intel', '--clock', 'tcg', '--options', 'a', 'b', '--', 't'],
+                 "--clock is QEMU's; --cpu intel runs Bochs, whose clock counts instructions")):
+            self.assertEqual(self.usage(argv), msg, argv)
+
+    def test_defaults(self):
+        c = compare.parse(['--arch', 'x86_64', '--options', '-a 1', '', '--', './t', 'x'])
+        self.assertEqual((c.runs, c.clock, c.smp, c.test, c.args, c.opts),
+                         (10, 'icount', 1, 't', ['x'], {'a': ['-a', '1'], 'b': []}))
+        c = compare.parse(['--arch', 'aarch64', '--until', '2', '--options', '', '', '--', 't'])
+        self.assertEqual((c.arch, c.runs, c.clock, c.smp), ('arm64', 8, 'icount', 1))
+        c = compare.parse(['--arch', 'x86_64', '--smp', '4', '--options', '', '', '--', 't'])
+        self.assertEqual(c.clock, 'tcg')
+        self.assertIsNone(compare.parse(['--runs', '1', '-h']))
+        # Values as given, even those that start with '-'.
+        c = compare.parse(['--options', '', '-n', '--figures', '-', '--', 't', '-h'])
+        self.assertEqual((c.opts, c.spec_b, c.figures, c.args), ({'a': [], 'b': ['-n']}, '-n',
+                                                                 '-', ['-h']))
+
+    def test_order_and_budget(self):
+        self.assertEqual(compare.schedule(4, 0), [('a', 'b'), ('b', 'a'), ('a', 'b'), ('b', 'a')])
+        self.assertEqual(compare.schedule(1, 3), [('b', 'a')])
+        self.assertFalse(compare.over_budget(100, 0, 8, 6))      # the first look always runs
+        self.assertFalse(compare.over_budget(10, 8, 12, 15))     # 10 s for 8: 12 take 15 s
+        self.assertTrue(compare.over_budget(10, 8, 12, 14))
+        self.assertFalse(compare.over_budget(1000, 8, 12, 0))    # no budget
+        c = compare.parse(['--kernels', '6.1,6.12', '--per-boot', '3', '--', 't'])
+        cmp = compare.Compare(c)
+        self.assertEqual((cmp.units(7), cmp.total_runs(7)), (3, 24))
+        c = compare.parse(['--no-warmup', '--options', '', '', '--', 't'])
+        cmp = compare.Compare(c)
+        self.assertEqual((cmp.units(7), cmp.total_runs(7)), (7, 14))
+
+
+class BisectOptions(unittest.TestCase):
+    def test_errors(self):
+        base = ['--figure', 'rate', '--threshold', '5', '--', 't']
+        for argv, msg in (
+                (['--baseline', '6.1'] + base,
+                 'give one of --kernel, --debian-kernel, --packages, --kvm-modules, --series'),
+                (['--debian-kernel', '6.1', '--modules', '/', '--baseline', '6.1'] + base,
+                 '--modules and --build go with --kernel'),
+                (['--debian-kernel', '6.1', '--baseline', 'nope'] + base,
+                 "baseline 'nope' is neither a file, a directory nor a Debian kernel version"),
+                (['--packages', '6.1', '--baseline', '6.1'] + base,
+                 '--packages needs at least two kernels: first good, last bad'),
+                (['--debian-kernel', '6.1', '--clock', 'icount', '--smp', '2', '--baseline',
+                  '6.1'] + base, '--clock icount needs --smp 1 (give --clock tcg for more)')):
+            with self.assertRaises(bisect.Usage) as e:
+                bisect.parse(argv)
+            self.assertEqual(str(e.exception), msg)
+        with self.assertRaises(bisect.Usage) as e:
+            bisect.parse(['--baseline', '6.1', '--kvm-modules', 'x'] + base)
+        self.assertEqual(str(e.exception), "unknown option 'x' (-h for help)")
+        c = bisect.parse(['--kvm-modules', '--baseline', '6.1', '--smp', '2', '--clock', 'tcg']
+                         + base)
+        self.assertEqual((c.kvm_modules, c.kvm_kernel, c.smp, c.clock), (True, '6.12', '2', 'tcg'))
+        with Quiet():
+            self.assertEqual(bisect.main(['--kernel-file', '/nonexistent', '--', 't']), 125)
+            self.assertEqual(bisect.main(['--runs', '1']), 2)
+
+    def test_baseline_path(self):
+        with tempfile.NamedTemporaryFile(suffix='.json') as f:
+            rel = os.path.relpath(f.name)
+            c = bisect.parse(['--debian-kernel', '6.1', '--baseline', rel + ':b', '--figure',
+                              'rate', '--threshold', '5', '--', 't'])
+            self.assertEqual((c.base_kind, c.baseline), ('json', os.path.realpath(f.name) + ':b'))
+
+
+class Render(unittest.TestCase):
+    def test_table(self):
+        t = render.Table(['figure', 'runs', 'B/A'])
+        t.add('time_ns', 10, '1.05')
+        t.add('rate', 8, '0.97')
+        self.assertEqual(t.markdown(), '| figure | runs | B/A |\n| --- | --- | --- |\n'
+                         '| time_ns | 10 | 1.05 |\n| rate | 8 | 0.97 |\n')
+        self.assertEqual(t.text(), 'figure   runs   B/A\n-------  ----  ----\n'
+                         'time_ns    10  1.05\nrate        8  0.97\n')
+
+    def test_median_as_awk(self):
+        for words, want in (([], '0 0 0'), (['3', '1', '2'], '2 1 3'), (['10', '9'], '9.5 9 10'),
+                            (['1', '3'], '2 1 3'), (['0.1', '0.25'], '0.175 0.1 0.25'),
+                            (['1e3', '5'], '502.5 5 1e3')):
+            self.assertEqual(stats_cli.median_text(words), want)
+        self.assertAlmostEqual(stats_cli.cv_pct(['1', '2', '4']), 65.4654, places=3)
+        self.assertEqual(stats_cli.cv_pct(['5']), 0.0)
+
+
+class Perf(unittest.TestCase):
+    def test_options(self):
+        c = perf.parse(['--size', '4M', '--vcpus', '2', '--debian-kernel', '6.1'])
+        self.assertEqual((c.where, c.kver, perf.vm_mem(c.size, c.vcpus)), ('vm', '6.1', '1040M'))
+        self.assertEqual(perf.vm_mem('1G', '4'), '9216M')
+        self.assertEqual(perf.vm_mem('2097152', '1'), '1028M')
+        for argv, msg in ((['--host', '--vm'], '--host and --vm exclude each other'),
+                          (['--vcpus', '0'], "not a positive number: '0'"),
+                          (['--size', '4T'], "bad --size '4T'"),
+                          (['--host', '--debian-kernel', '6.1'],
+                           "--debian-kernel is a VM's kernel: not with --host"),
+                          (['--bogus'], "unknown option '--bogus' (-h for help)"),
+                          (['--arch', 'x86_64', '--', 't'], "unknown option '--' (-h for help)"),
+                          (['--json'], 'argument --json: expected one argument (-h for help)')):
+            with self.assertRaises(perf.Usage) as e:
+                perf.parse(argv)
+            self.assertEqual(str(e.exception), msg)
+
+    def test_gather_and_summary(self):
+        console = ['bench/perf: measuring KVM on host: kernel 6.1, x86_64, module kvm_amd',
+                   'PERF-START 1', '', '$ ./demand_paging_test -u MISSING -b 4M --json /t/j',
+                   'RESULT test=demand_paging rate=20411.7 time_ns=100300000 pages=2048 '
+                   'uffd=MISSING faults=2048 lat_p50_ns=2900 lat_p99_ns=48100',
+                   'PERF-JSON-BEGIN', '{"runs": []}', '', 'PERF-JSON-END', 'PERF-END 1 0',
+                   'PERF-START 2', '', '$ ./dirty_log_perf_test -b 4M --json /t/j',
+                   'SKIP: no dirty ring', 'PERF-END 2 4']
+        g = perf.Gather()
+        out = io.StringIO()
+        g.feed((line + '\n' for line in console), out)
+        self.assertNotIn('PERF-', out.getvalue())
+        self.assertIn('SKIP: no dirty ring\n', out.getvalue())
+        self.assertEqual(perf.summary(g), (
+            '\nbench/perf: summary, KVM on host: kernel 6.1, x86_64, module kvm_amd (from the '
+            'RESULT lines)\n| run | exit | figures |\n| --- | --- | --- |\n'
+            '| ./demand_paging_test -u MISSING -b 4M | 0 | demand_paging: rate 20411 pages/s; '
+            'time 100.3 ms; 2048 pages; 2048 faults served, latency p50 2.9 us p99 48.1 us |\n'
+            '| ./dirty_log_perf_test -b 4M | 4 | no RESULT line: skipped |\n'))
+        self.assertEqual(perf.figures('RESULT test=other a_ns=5 rate=2 x=1'),
+                         'other: a_ns=5; rate=2')
+
+
+class Cover(unittest.TestCase):
+    def test_table(self):
+        def r(fig, unit, a, b, ratio, lo, hi, verdict):
+            return {'figure': fig, 'unit': unit, 'a': {'median': a}, 'b': {'median': b},
+                    'ratio': ratio, 'lo': lo, 'hi': hi, 'verdict': verdict,
+                    'rules_out': max(hi - 1, 1 - lo) * 100}
+        res = [r('populate_ns', 'ns', 1.35e8, 1.45e8, 1.07, 1.06, 1.08, 'worse'),
+               r('get_ns_avg', 'ns', 10640, 10640, 1.0, 0.99, 1.012, 'same'),
+               r('reported', 'pages', 4096, 4096, 1.0, 1.0, 1.0, 'same'),
+               r('vm.remote_tlb_flush/page', 'per page', 0.0, 2.109, math.inf, math.inf,
+                 math.inf, 'worse')]
+        md, tx = cover.cover('bench/compare --patch p', 'base', 'KVM: Say hello', res, 0.95,
+                             '6 of A, 6 of B')
+        self.assertIn('| populate_ns | 135 ms | 145 ms | +7.0% (worse) | [+6.0%, +8.0%] |', md)
+        self.assertIn("| vm.remote_tlb_flush/page | 0 per page | 2.109 per page | from 0 (worse) "
+                      "| A's median is 0 |", md)
+        self.assertIn('a change beyond +-1.2%', md)
+        self.assertIn('identical in every run', tx)
+        self.assertIn('Change: KVM: Say hello', tx)
+
+
+class CompareEndToEnd(unittest.TestCase):
+    """bench/compare --builds on two fake install trees, on this host."""
+
+    def run_compare(self, d, base_b, *extra):
+        a, b = fake_tree(os.path.join(d, 'A'), 1000), fake_tree(os.path.join(d, 'B'), base_b)
+        # In-process as bench/compare runs it, with the host's /dev/kvm
+        # taken as working: the fake tests need no KVM, and a machine
+        # whose /dev/kvm does not run guests checks the same logic.
+        prog = ('import sys; from kvmbench import compare, runner; '
+                'runner.host_kvm_why = lambda d: ""; sys.exit(compare.main(sys.argv[1:]))')
+        return subprocess.run([sys.executable, '-c', prog, '--builds', '%s,%s' % (a, b),
+                               '--where', 'host', '--arch', runner.host_arch(), '--out',
+                               os.path.join(d, 'out')] + list(extra) + ['--', 'fake_test'],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=dict(os.environ, PYTHONPATH=BENCH))
+
+    def test_slower_b(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = self.run_compare(d, 2000, '--runs', '6', '--until', '1', '--max-runs', '9')
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn('\nwhere: this host\'s /dev/kvm; order A B B A ...; the first run '
+                          'of each setup in each boot dropped as warm-up\n', p.stdout)
+            self.assertIn('until: resolved to +-1% at look 1 of 2; 6 runs of A and 6 of B (12 kept), ',
+                          p.stdout)
+            self.assertIn('looks at 6 9 runs a side', p.stdout)
+            self.assertRegex(p.stdout, r'\nVERDICT figure=time_ns unit=ns a=[\d.]+ b=[\d.]+ '
+                             r'ratio=[\d.]+ lo=[\d.]+ hi=[\d.]+ rules_out=[\d.]+ verdict=worse\n')
+            self.assertIn('bench/compare: look 1 of 2: UNTIL runs=6,6 ', p.stderr)
+            self.assertEqual(len(os.listdir(os.path.join(d, 'out', 'a'))), 6)
+            with open(os.path.join(d, 'out', 'compare.json')) as f:
+                self.assertEqual(json.load(f)['looks'], 2)
+
+    def test_out_kept(self):
+        with tempfile.TemporaryDirectory() as d:
+            mine = os.path.join(d, 'out', 'mine.txt')
+            os.makedirs(os.path.dirname(mine))
+            with open(mine, 'w') as f:
+                f.write('keep')
+            p = self.run_compare(d, 1000, '--runs', '6')
+            self.assertEqual(p.returncode, 2)
+            self.assertIn('not an empty directory', p.stderr)
+            self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+            with open(mine) as f:
+                self.assertEqual(f.read(), 'keep')
+
+    def test_too_few(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = self.run_compare(d, 1000, '--runs', '3')
+            self.assertEqual(p.returncode, 1)
+            self.assertIn('too few runs for a verdict: 3 of A and 3 of B', p.stderr)
+            self.assertNotIn('VERDICT', p.stdout)
+
+
+if __name__ == '__main__':
+    if sys.argv[1:] == ['--tap']:
+        sys.exit(tap(sys.modules[__name__], 'compare'))
+    unittest.main(verbosity=2)
