@@ -455,7 +455,10 @@ def run(a, t_start, env=None):
         info('initramfs ready after %s s' % elapsed(t_start))
     fifo = os.path.join(a.work, 'console')
     os.mkfifo(fifo)
-    emu.prepare(a, env)
+    try:
+        emu.prepare(a, env)
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise Exit(6, 'cannot prepare the %s boot: %s' % (a.emu, e)) from None
     cmd = emu.command(a, env)
     if a.verbose:
         info('cpu=%s accel=%s kernel=%s' % (a.cpu or 'default', a.accel, a.kernel))
