@@ -98,24 +98,6 @@ class VmRun(unittest.TestCase):
             vm.choose_accel(a, host='x86_64')
         self.assertEqual(vm.choose_accel(vm.parse(['--accel', 'tcg'], host='x86_64')), 'tcg')
 
-    def test_seam(self):
-        a = vm.parse(['--dir', '/t', '--hugepages', '3', '--', 'sh', '-c', "echo 'a b'"],
-                     host='x86_64')
-        a.accel = 'tcg'
-        a.work = '/tmp/w'
-        w = vm.boot_words(a, '1.5')
-        self.assertEqual(w[-2:], ['T_START=1.5', 'WORK=/tmp/w'])
-        self.assertIn('ACCEL=tcg', w)
-        # vm/boot.sh takes exactly these names, and nothing else.
-        sh = os.path.join(os.path.dirname(BENCH), 'vm', 'boot.sh')
-        with open(sh) as f:
-            text = f.read()
-        for kv in w:
-            self.assertIn(kv.split('=')[0] + '=*', text)
-        p = subprocess.run(['bash', sh, 'BOGUS=1'], stderr=subprocess.PIPE, text=True)
-        self.assertEqual((p.returncode, p.stderr.strip()),
-                         (2, "vm/run: vm/boot.sh: unknown setting 'BOGUS=1' (run vm/run)"))
-
     def test_run_args(self):
         self.assertEqual(vm.run_args('arm64', '6.12', '/t', ['./x', '-b', '4M'], smp=4,
                                      verbose=True, numa=None)[1:],

@@ -32,8 +32,11 @@ runs stats_cli.py.  The layers, each usable alone:
   initramfs  what vm/run puts in the guest: busybox, the tests, KVM's
              modules in load order, /etc/vmrun/conf; the host's tools
   vm         vm/run's options, checks, default build, accelerator,
-             kernel and initramfs, before vm/boot.sh boots; run_args()
-             builds a vm/run command
+             kernel and initramfs, then the boot; run_args() builds a
+             vm/run command
+  boot       vm/run's boot: the emulator (a table of operations per
+             emulator: QEMU, Bochs), the console filter, the timeouts,
+             the exit status, no emulator left behind
   compare    bench/compare: options, the order A B B A ..., batches a look
              of --until within --budget, the report
   bisect     bench/bisect-run: one kernel judged against a baseline, or

@@ -6,13 +6,12 @@ It parses and checks the options (usage errors: one line and the usage,
 exit 2), builds the default test tree through kvmbench.build when it is
 missing, picks the accelerator, installs the host's tools, chooses and
 fetches the kernel (kvmbench.fetch), checks --kvm-modules and makes the
-initramfs in a work directory (kvmbench.initramfs), then execs vm/boot.sh
-(bash) with the settled values as NAME=VALUE words: boot.sh runs the
-emulator (vm/qemu.sh, vm/bochs.sh), reads its console (vm/console.sh)
-and removes the work directory.
+initramfs in a work directory (kvmbench.initramfs), then boots
+(kvmbench.boot: the emulator, its console, the exit status) and removes
+the work directory.
 
 Python callers build a command with run_args() and run vm/run; parse()
-and boot_words() are the seam (tested without a boot).
+is tested without a boot.
 """
 import argparse
 import os
@@ -23,11 +22,12 @@ import sys
 import tempfile
 import time
 
-from . import build, fetch, initramfs
+from . import boot, build, fetch, initramfs
+from .boot import Exit, info
 
 REPO = build.REPO
 VM_DIR = os.path.join(REPO, 'vm')
-PROG = 'vm/run'
+PROG = boot.PROG
 
 USAGE = """\
 usage: vm/run [--arch x86_64|arm64] [--cpu amd|intel] [--dir DIR] [--debian-kernel VERSION]
@@ -97,20 +97,8 @@ VALUE_OPTIONS = ('--arch', '--cpu', '--dir', '--debian-kernel', '--kernel', '--m
                  '--accel', '--export')
 
 
-class Exit(Exception):
-    """End vm/run: @status, after @msg (and the usage if @usage)."""
-
-    def __init__(self, status, msg='', usage=False):
-        super().__init__(msg)
-        self.status, self.msg, self.usage = status, msg, usage
-
-
 def usage_error(msg):
     return Exit(2, msg, usage=True)
-
-
-def info(msg):
-    print('%s: %s' % (PROG, msg), file=sys.stderr, flush=True)
 
 
 class Parser(argparse.ArgumentParser):
@@ -367,15 +355,6 @@ def stop(sig, frame):
     raise SystemExit(128 + sig)
 
 
-def boot_words(a, t_start):
-    """vm/boot.sh's arguments: NAME=VALUE of each setting it uses."""
-    vals = {'ARCH': a.arch, 'CPU': a.cpu, 'EMU': a.emu, 'KERNEL': a.kernel or '',
-            'SMP': a.smp, 'MEM_MIB': a.mem_mib, 'NUMA': a.numa, 'TIMEOUT': a.timeout,
-            'ACCEL': a.accel, 'VERBOSE': int(a.verbose), 'EXPORT': a.export or '',
-            'T_START': t_start, 'WORK': a.work}
-    return ['%s=%s' % kv for kv in vals.items()]
-
-
 def run_args(arch=None, kernel=None, tests=None, cmd=(), **opts):
     """A vm/run command: @arch, a @kernel spec (build.kernel_args), --dir
     @tests, other options as keywords (smp=4 gives --smp 4; True: a flag),
@@ -396,15 +375,15 @@ def run_args(arch=None, kernel=None, tests=None, cmd=(), **opts):
 
 
 def main(argv):
-    t_start = '%.6f' % time.time()
+    t_start = time.time()
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, stop)
-    a, ready = None, False
+    a = None
     try:
         a = parse(argv)
         a.work = tempfile.mkdtemp(prefix='vmrun.', dir=os.environ.get('TMPDIR') or '/tmp')
         prepare(a, a.work)
-        ready = True
+        return boot.run(a, t_start)
     except (Exit, KeyboardInterrupt, SystemExit) as e:
         if isinstance(e, KeyboardInterrupt):
             return 130
@@ -416,13 +395,9 @@ def main(argv):
             (sys.stdout if e.status == 0 else sys.stderr).write(USAGE)
         return e.status
     finally:
-        if not ready and a is not None and a.work:
-            shutil.rmtree(a.work, ignore_errors=True)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    boot = os.path.join(VM_DIR, 'boot.sh')
-    os.execvp('bash', ['bash', boot] + boot_words(a, t_start))
-    return 6
+        if a is not None and a.work:
+            with boot.signals_held():
+                shutil.rmtree(a.work, ignore_errors=True)
 
 
 if __name__ == '__main__':
