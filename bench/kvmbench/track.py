@@ -25,6 +25,7 @@ import threading
 import time
 
 from . import runner, stats, trackdb
+from .trackjudge import pair_level, version_key
 from .errors import Fail, UsageError
 from .results import Results, run_figures
 
@@ -123,10 +124,6 @@ class Kernel:
 
     def __repr__(self):
         return self.name
-
-
-def version_key(v):
-    return [int(x) if x.isdigit() else x for x in re.split(r'([0-9]+)', v)]
 
 
 def debian_versions(arch):
@@ -275,13 +272,6 @@ def runs_needed(n_kernels, cmds, level):
 
 def c_figs(cmds):
     return max(len(c.figures) for c in cmds) if cmds else 1
-
-
-def pair_level(level, pairs, ncmds):
-    """The family level of one command on one neighbour pair: @level
-    (percent) split over the pairs and the commands (Bonferroni; each
-    command's figures share it, kvmbench.stats.compare_figures)."""
-    return 1 - (1 - level / 100) / (max(pairs, 1) * max(ncmds, 1))
 
 
 # ---- runs --------------------------------------------------------------------

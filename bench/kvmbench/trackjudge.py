@@ -22,9 +22,20 @@ one-kernel excursion (up, then back) is two neighbour verdicts but may
 be no change point (or two).  docs/track.md says more.
 """
 import math
+import re
 
 from . import changepoint, stats
-from .track import pair_level, version_key
+
+
+def version_key(v):
+    return [int(x) if x.isdigit() else x for x in re.split(r'([0-9]+)', v)]
+
+
+def pair_level(level, pairs, ncmds):
+    """The family level of one command on one neighbour pair: @level
+    (percent) split over the pairs and the commands (Bonferroni; each
+    command's figures share it, kvmbench.stats.compare_figures)."""
+    return 1 - (1 - level / 100) / (max(pairs, 1) * max(ncmds, 1))
 
 
 def stream_order(names):
