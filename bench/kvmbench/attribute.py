@@ -21,7 +21,7 @@ import os
 import re
 import subprocess
 
-from . import debian
+from . import debian, fetch
 from .errors import SetupError, UsageError
 
 STANZA = re.compile(r'^(\S+) \(([^)]+)\) [^;]*;')
@@ -86,10 +86,19 @@ def kvm_entries(stanzas, older, newer, deb_arch):
     return out
 
 
+def fetched(fn, *args):
+    """kvmbench.fetch's @fn(*@args); its error as ours (2 the user's, else
+    the set-up's)."""
+    try:
+        return fn(*args)
+    except fetch.FetchError as e:
+        raise (UsageError if e.status == 2 else SetupError)(str(e))
+
+
 def image_changelog(version, arch):
     """The changelog text of Debian's linux-image-VERSION-ARCH (the
     package vm/run boots: downloaded and unpacked once into its cache)."""
-    d = debian.fetch_sh('debian_kernel_dir', version, arch).splitlines()[-1]
+    d = fetched(fetch.debian_kernel_dir, version, arch)
     logs = glob.glob(os.path.join(d, 'usr', 'share', 'doc', 'linux-image-*',
                                   'changelog*.gz'))
     if not logs:
@@ -130,7 +139,7 @@ def source_members(series, pick):
     if os.path.isdir(dest):
         return dest
     deb = dest + '.deb'
-    debian.fetch_sh('fetch_deb', '%s=%s' % (pkg, pick), deb)
+    fetched(fetch.fetch_deb, '%s=%s' % (pkg, pick), deb)
     tarball = os.path.join(deb, 'usr', 'src', pkg + '.tar.xz')
     tmp = dest + '.tmp'
     subprocess.run(['rm', '-rf', tmp])

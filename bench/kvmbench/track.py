@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from . import runner, stats, trackdb
+from . import fetch, runner, stats, trackdb
 from .trackjudge import pair_level, version_key
 from .errors import Fail, UsageError
 from .results import Results, run_figures
@@ -128,14 +128,17 @@ class Kernel:
 
 def debian_versions(arch):
     """The Debian kernel versions of @arch that apt (or vm/run's cache)
-    has, oldest first (vm/fetch.sh's debian_kernel_versions)."""
-    from . import debian
-    debian.fetch_sh('ensure_dpkg_arch', debian.DEB_ARCH[arch])   # as vm/run does
-    out = debian.fetch_sh('debian_kernel_versions', debian.DEB_ARCH[arch])
-    if not out and os.geteuid() == 0:
+    has, oldest first (kvmbench.fetch, as vm/run finds them)."""
+    darch = fetch.deb_arch(arch)
+    try:
+        fetch.ensure_dpkg_arch(darch)
+    except fetch.FetchError as e:
+        raise Fail(str(e), e.status)
+    have = fetch.debian_kernel_versions(darch)
+    if not have and os.geteuid() == 0:
         subprocess.run(['apt-get', 'update', '-qq'], stdout=subprocess.DEVNULL)
-        out = debian.fetch_sh('debian_kernel_versions', debian.DEB_ARCH[arch])
-    return sorted(out.split(), key=version_key)
+        have = fetch.debian_kernel_versions(darch)
+    return sorted(have, key=version_key)
 
 
 def series_of(v):
