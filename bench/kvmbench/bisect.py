@@ -17,10 +17,11 @@ import subprocess
 import sys
 import tempfile
 
-from . import kvm_bisect, runner, stats_cli
+from . import debian, kvm_bisect, runner, stats_cli
 from .cli import Usage, scan, test_command, vm_size
 from .errors import Fail
-from .results import Results
+from .results import Results, baseline_values
+from .stats import runs_refusal
 
 PROG = 'bench/bisect-run'
 HELP = r"""
@@ -43,7 +44,9 @@ usage: bench/bisect-run (--kernel IMAGE [--modules DIR] [--build 'CMD'] |
   --debian-kernel V  judge Debian's kernel package V instead
   --packages LIST    bisect an ordered list of Debian kernel versions (or
                      images), first good to last bad, with `git bisect run`
-                     in a scratch repository: prints the first bad one
+                     in a scratch repository: prints the first bad one;
+                     SERIES-oldest, SERIES-newest, SERIES-all (6.12-all:
+                     every 6.12 apt has, in order) name what the archive has
   --baseline B       what "good" is: a bench/compare JSON (its A runs;
                      FILE:b for its B runs), a directory of the test's JSON
                      files, or a Debian kernel version run beside it, boots
@@ -177,6 +180,10 @@ def parse(argv):
         raise Usage("baseline '%s' is neither a file, a directory nor a Debian kernel version"
                     % c.baseline)
     c.pkgs = c.packages.split(',') if c.packages else []
+    if any(p.endswith(tuple('-' + w for w in debian.WORDS)) for p in c.pkgs):
+        have = debian.kernel_versions(c.arch)
+        c.pkgs = [v for p in c.pkgs for v in debian.pick_versions(p, have)]
+        info('--packages %s: %s' % (c.packages, ','.join(c.pkgs)))
     if c.packages and len(c.pkgs) < 2:
         raise Usage('--packages needs at least two kernels: first good, last bad')
     try:
@@ -184,7 +191,25 @@ def parse(argv):
             runner.kernel_args(p)
     except ValueError as e:
         raise Usage(str(e))
+    why = runs_refusal(*judged_runs(c))
+    if why:
+        raise Usage(why)
     return c
+
+
+def judged_runs(c):
+    """(the candidate's runs, None, 1, the baseline's runs or None when
+    as many): what stats.py judge compares, known before any boot."""
+    if c.base_kind == 'kernel':         # boots A B B A, half the runs each
+        return 2 * ((c.runs + 1) // 2), None, 1, None
+    other = None
+    if c.baseline:
+        try:
+            vals, _ = baseline_values(c.baseline, c.figure)
+            other = len(vals) if vals else None
+        except (OSError, ValueError, KeyError, TypeError):
+            other = None                # said when judged
+    return c.runs, None, 1, other
 
 
 def vm_rc_cannot(rc):

@@ -21,7 +21,7 @@ from . import kvm_sides, runner, stats_cli
 from .cli import Usage, scan, test_command, vm_size
 from .errors import Fail
 from .results import Results, elapsed
-from .stats import look_schedule
+from .stats import look_schedule, runs_refusal
 
 PROG = 'bench/compare'
 HELP = """
@@ -221,6 +221,12 @@ def parse(argv):
         raise Usage('--budget goes with --until')
     if c.until and c.max_runs < c.runs:
         raise Usage('--max-runs %d is below --runs %d' % (c.max_runs, c.runs))
+    # What a run count can decide is known before any build or boot.
+    looks = look_schedule(c.runs, c.max_runs) if c.until else [c.runs]
+    why = runs_refusal(looks[-1], c.level / 100, len(looks),
+                       opt='--max-runs' if c.until else '--runs')
+    if why:
+        raise Usage(why)
     if not re.fullmatch(r'[0-9]+', c.hugepages):
         raise Usage("bad --hugepages '%s'" % c.hugepages)
     if c.where not in ('auto', 'host', 'vm'):

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 from kvmbench.errors import SetupError, UsageError
 
@@ -29,9 +30,9 @@ die_env() { info "$*"; exit 6; }
 '''
 
 
-def fetch_sh(*args):
+def fetch_sh(*args, env=None):
     """Run a vm/fetch.sh function; its stdout, stripped."""
-    env = dict(os.environ, REPO=REPO)
+    env = dict(env or os.environ, REPO=REPO)
     p = subprocess.run(["bash", "-c", _FETCH_SH, "fetch"] + list(args),
                        stdout=subprocess.PIPE, env=env, text=True)
     if p.returncode == 2:
@@ -39,6 +40,37 @@ def fetch_sh(*args):
     if p.returncode:
         raise SetupError("")
     return p.stdout.strip()
+
+
+def kernel_versions(arch, cached=True):
+    """The Debian kernel versions of ARCH (6.1.0-57, 6.12.117+deb12),
+    oldest first: those apt lists, and those the cache holds if CACHED
+    (vm/fetch.sh's debian_kernel_versions)."""
+    if cached:
+        return fetch_sh("debian_kernel_versions", DEB_ARCH[arch]).split()
+    with tempfile.TemporaryDirectory(prefix="kvm-versions.") as empty:
+        env = dict(os.environ, XDG_CACHE_HOME=empty)
+        return fetch_sh("debian_kernel_versions", DEB_ARCH[arch], env=env).split()
+
+
+WORDS = ("oldest", "newest", "all")
+
+
+def pick_versions(spec, versions):
+    """SERIES-oldest, SERIES-newest, SERIES-all (6.12-oldest): the
+    versions of that series among VERSIONS (oldest first) the word
+    names, so that examples name kernels the archive has whatever it
+    holds today; any other SPEC as given.  UsageError if the series has
+    none."""
+    m = re.fullmatch(r"([0-9]+\.[0-9]+)-(" + "|".join(WORDS) + ")", spec)
+    if not m:
+        return [spec]
+    series, word = m.groups()
+    have = [v for v in versions if v.startswith(series + ".")]
+    if not have:
+        raise UsageError(f"no Debian kernel of {series} for '{spec}'; there are: "
+                         f"{' '.join(versions) or 'none (apt-get update?)'}")
+    return {"oldest": have[:1], "newest": have[-1:], "all": have}[word]
 
 
 class Kernel:
@@ -171,3 +203,36 @@ def debian_source(kernel):
 
 
 
+
+
+VERSION_RE = re.compile(r"\b([0-9]+\.[0-9]+\.[0-9]+\+deb[0-9]+|[0-9]+\.[0-9]+\.0-[0-9]+)\b")
+
+
+def versions_in_examples(text):
+    """[(line number, version)] of each Debian kernel version (6.1.0-57,
+    6.12.117+deb12) that a command in TEXT's fenced code blocks
+    (Markdown) names: a line starting with one of the suite's commands,
+    make or git (an optional '$ ' prompt before it); output lines
+    ('bench/perf: ...') are not commands."""
+    found, inblock = [], False
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.startswith("```"):
+            inblock = not inblock
+            continue
+        words = line.removeprefix("$ ").split()
+        if not inblock or not words or words[0].endswith(":") or \
+                not re.match(r"(vm|bench|lava)/|(make|git)$", words[0]):
+            continue
+        found += [(i, m.group(1)) for m in VERSION_RE.finditer(line)]
+    return found
+
+
+def missing_in_docs(paths, versions):
+    """['FILE:LINE: VERSION'] of each version an example of PATHS names
+    that is not in VERSIONS."""
+    out = []
+    for p in paths:
+        with open(p, encoding="utf-8") as f:
+            out += [f"{p}:{n}: {v}" for n, v in versions_in_examples(f.read())
+                    if v not in versions]
+    return out
