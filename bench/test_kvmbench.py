@@ -21,7 +21,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 from kvmbench import bisect, compare, perf, render, results, runner, stats, stats_cli  # noqa: E402
-from kvmbench import cover, debian, kvm_tree  # noqa: E402
+from kvmbench import cover, debian, kvm_tree, lava  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 # A fake perf test: writes time_ns from its directory's "base" file and
@@ -366,6 +366,38 @@ class DebianVersions(unittest.TestCase):
             glob.glob(os.path.join(REPO, 'docs', '*.md')))
         self.assertEqual(debian.missing_in_docs(paths, have), [],
                          'not in apt: give a version it has, or SERIES-oldest/-newest/-all')
+
+
+class LavaLocalToken(unittest.TestCase):
+    """vm/suite --lava URL with the URL lava/lab start printed: the lab's
+    own token, read where lava/lab keeps it."""
+
+    def test_resolve(self):
+        saved = lava.LAB_STATE, os.environ.pop('LAVA_TOKEN', None)
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                lava.LAB_STATE = d
+                with self.assertRaises(lava.LavaError):
+                    lava.resolve('local')
+                self.assertEqual(lava.resolve('http://127.0.0.1:18080'),
+                                 ('http://127.0.0.1:18080/', ''))
+                for name, text in (('url', 'http://127.0.0.1:18080/\n'), ('token', 'abc\n')):
+                    with open(os.path.join(d, name), 'w') as f:
+                        f.write(text)
+                for spec in ('local', 'http://127.0.0.1:18080', 'http://127.0.0.1:18080/'):
+                    self.assertEqual(lava.resolve(spec), ('http://127.0.0.1:18080/', 'abc'))
+                self.assertEqual(lava.resolve('http://127.0.0.1:18080/', 'mine'),
+                                 ('http://127.0.0.1:18080/', 'mine'))
+                self.assertEqual(lava.resolve('http://lava.example:80/'),
+                                 ('http://lava.example:80/', ''))
+                os.environ['LAVA_TOKEN'] = 'env'
+                self.assertEqual(lava.resolve('http://127.0.0.1:18080/'),
+                                 ('http://127.0.0.1:18080/', 'env'))
+        finally:
+            lava.LAB_STATE = saved[0]
+            os.environ.pop('LAVA_TOKEN', None)
+            if saved[1] is not None:
+                os.environ['LAVA_TOKEN'] = saved[1]
 
 
 class BisectOptions(unittest.TestCase):
