@@ -34,7 +34,7 @@ usage: bench/bisect-run (--kernel IMAGE [--modules DIR] [--build 'CMD'] |
                         [--clock icount|tcg] [--out DIR] -- TEST ARGS...
        bench/bisect-run --kvm-modules [--debian-kernel V] --baseline B --figure NAME
                         --threshold PCT [options] -- TEST ARGS...
-       bench/bisect-run --series DIR [--debian-kernel V] [--baseline B] --figure NAME
+       bench/bisect-run --series DIR [--kvm-src TREE] [--debian-kernel V] [--baseline B] --figure NAME
                         --threshold PCT [options] -- TEST ARGS...
 
   --kernel IMAGE     the kernel to judge (from a kernel tree: arch/x86/boot/bzImage,
@@ -95,12 +95,12 @@ VALUED = {'--kernel': 'kernel', '--modules': 'modules', '--build': 'build',
           '--figure': 'figure', '--threshold': 'threshold', '--runs': 'runs', '--arch': 'arch',
           '--cpu': 'cpu', '--smp': 'smp', '--mem': 'mem', '--out': 'out',
           '--clock': 'clock', '--kernel-file': 'debian', '--series': 'series',
-          '--patch-list': 'patch_list'}
+          '--patch-list': 'patch_list', '--kvm-src': 'kvm_src'}
 
 
 class Config:
     kernel = modules = build = debian = packages = baseline = figure = threshold = ''
-    out = cpu = clock = smp = series = patch_list = kvm_kernel = ''
+    out = cpu = clock = smp = series = patch_list = kvm_kernel = kvm_src = ''
     runs, mem, kvm_modules = '6', '2G', False
 
     def __init__(self):
@@ -140,6 +140,12 @@ def parse(argv):
                     '--series')
     if (c.modules or c.build) and not c.kernel:
         raise Usage('--modules and --build go with --kernel')
+    if c.kvm_src:
+        if not (c.series or c.patch_list):
+            raise Usage('--kvm-src TREE goes with --series')
+        if not os.path.isdir(c.kvm_src):
+            raise Usage("no kernel source tree '%s'" % c.kvm_src)
+        c.kvm_src = os.path.realpath(c.kvm_src)
     if not c.baseline and not c.series:
         raise Usage('--baseline is required (a bench/compare JSON, a directory of runs or a '
                     'Debian kernel version)')
@@ -315,7 +321,8 @@ class Bisect:
                 '--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
                 '--smp', c.smp, '--mem', c.mem] + (
                     ['--clock', c.clock_arg] if c.clock_arg else []) + (
-                    ['--debian-kernel', c.kvm_kernel] if c.kvm_kernel else []) + [
+                    ['--debian-kernel', c.kvm_kernel] if c.kvm_kernel else []) + (
+                    ['--kvm-src', c.kvm_src] if c.kvm_src else []) + [
                 '--', c.test] + c.args
 
     def packages(self):
@@ -336,7 +343,7 @@ class Bisect:
         the baseline (measured here unless --baseline)."""
         c = self.c
         files = kvm_bisect.series_patches(c.series)
-        subjects = kvm_bisect.check_series(c.kvm_kernel, c.arch, files)
+        subjects = kvm_bisect.check_series(c.kvm_kernel, c.arch, files, c.kvm_src or None)
         if not c.baseline:
             info('the baseline: KVM from the unpatched source, %d runs' % c.runs)
             try:

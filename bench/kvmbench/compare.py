@@ -123,7 +123,7 @@ class Config:
     budget, max_runs, profile = '0', '40', False
     mem, hugepages, per_boot, where, warmup = '2G', '0', '2', 'auto', True
     run_timeout, level = '600', '95'
-    debian_kernel, table = '', ''
+    debian_kernel, table, src_tree = '', '', ''
 
     def __init__(self):
         self.arch = runner.host_arch()
@@ -171,6 +171,8 @@ def parse(argv):
         elif o == '--options':
             set_mode('options')
             c.spec_a, c.spec_b = v
+        elif o == '--kvm-src' and ',' not in v[0]:
+            kvm_sides.parse(c, o, v[0])     # one tree: --patch's base
         elif o in ('--kernels', '--builds', '--kvm-src'):
             set_mode(o[2:])
             two(o, v[0])
@@ -183,6 +185,8 @@ def parse(argv):
             setattr(c, VALUED[o], v[0])
             if o == '--profile-phase':
                 c.profile = True
+    if c.src_tree and c.mode != 'patch':
+        raise Usage('--kvm-src takes two trees, A,B (one tree goes with --patch)')
     if not c.mode:
         raise Usage("give --kernels A,B, --builds A,B, --options 'A' 'B', --patch FILE or "
                     "--kvm-src A,B")
