@@ -694,6 +694,10 @@ class KvmWhole(unittest.TestCase):
                 self.assertIn(n, names)
             for n in ('RD_ZSTD', 'X86_64_ACPI_NUMA', 'SERIAL_AMBA_PL011'):
                 self.assertNotIn(n, names)       # not in this tree's Kconfig / not x86
+            with tempfile.TemporaryDirectory() as e:    # a tree of symbolic links
+                links = os.path.join(e, 'links')
+                subprocess.run(['cp', '-rs', d, links], check=True)
+                self.assertEqual(kvm_build.whole_settings('x86_64', links), got)
             arm = [n for n, _, _ in kvm_build.whole_settings('arm64', d)]
             self.assertIn('SERIAL_AMBA_PL011_CONSOLE', arm)
             self.assertIn('KVM', arm)

@@ -342,7 +342,8 @@ def kconfig_symbols(src, arch, names):
     """The NAMES a Kconfig file of SRC defines for ARCH (outside arch/,
     or in arch/ARCH)."""
     pat = r"^\s*(menu)?config (" + "|".join(sorted(names)) + r")\s*$"
-    r = subprocess.run(["grep", "-rHoE", pat, "--include=Kconfig*", "."], cwd=src,
+    # -R: a tree of symbolic links (cp -rs) is read through them.
+    r = subprocess.run(["grep", "-RHoE", pat, "--include=Kconfig*", "."], cwd=src,
                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     mine = f"./arch/{kvm_tree.SRCARCH[arch]}/"
     return {ln.split()[-1] for ln in r.stdout.splitlines()
