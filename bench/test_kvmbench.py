@@ -758,6 +758,9 @@ class KvmWhole(unittest.TestCase):
                 kvm_build.run_make(['sh', '-c', 'echo "x.c:1:1: error: boom"; exit 2'], log,
                                    'make Image')
             self.assertIn('failed: x.c:1:1: error: boom (log: ', str(e.exception))
+            with open(log, 'w') as f:
+                f.write('  CC  x.o\n../src/arch/x86/kvm/x86.c:9:1: error: e\n')
+            self.assertEqual(kvm_build.first_error(log), 'arch/x86/kvm/x86.c:9:1: error: e')
             mine = os.path.join(d, 'mine')
             write_files(mine, {'keep.txt': 'k'})
             with self.assertRaises(kvm_build.UsageError):

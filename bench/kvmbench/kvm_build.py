@@ -572,7 +572,9 @@ def first_error(path):
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
                 if re.search(r"\berror\b|\*\*\*", line) and not line.startswith("==="):
-                    return line.strip()
+                    # The tree's paths, not the shadow's as make saw them
+                    # from OBJ (ccache's base directory makes them ../src/).
+                    return re.sub(r"^\.\./src/", "", line.strip())
     except OSError:
         pass
     return "no error line in the log"
