@@ -597,8 +597,8 @@ def parse_args(argv):
                    help="the Debian kernel (vm/run --debian-kernel: 6.12, "
                    "6.12.117+deb12; default 6.12)")
     p.add_argument("--src", metavar="TREE",
-                   help="kernel source tree at that kernel's version (only read); "
-                   "default: Debian's linux-source-SERIES, unpacked once")
+                   help="kernel source tree at that kernel's version, with --whole any "
+                   "version (only read); default: Debian's linux-source-SERIES, unpacked once")
     p.add_argument("--patch", metavar="FILE", action="append", default=[],
                    help="apply this patch (-p1, git format-patch) on top; repeat "
                    "for a series, in order")
@@ -612,7 +612,8 @@ def parse_args(argv):
     p.add_argument("--jobs", "-j", type=int, default=min(2, os.cpu_count() or 1),
                    help="make -j (default: 2 at most)")
     p.add_argument("--out", metavar="DIR", required=True,
-                   help="where the modules tree (arm64: the kernel) goes")
+                   help="where the modules tree (arm64, --whole: the kernel, "
+                   "boot/IMAGE-RELEASE) goes")
     a = p.parse_args(argv)
     a.arch = "arm64" if a.arch == "aarch64" else a.arch
     if a.jobs < 1:
