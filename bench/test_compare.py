@@ -6,6 +6,7 @@ tables (kvmbench.render), bench/perf's options and summary (kvmbench.perf),
 the cover letter (kvmbench.cover), and bench/compare end to end on fake
 builds on the host.
 Run: python3 bench/test_compare.py (--tap: kselftest TAP, one result a test)"""
+import glob
 import io
 import json
 import math
@@ -16,8 +17,10 @@ import tempfile
 import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 from kvmbench import bisect, compare, cover, perf, render, runner, stats_cli  # noqa: E402
+from kvmbench import debian, stats  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 from testkit import Quiet, fake_tree  # noqa: E402
 
@@ -248,11 +251,110 @@ class CompareEndToEnd(unittest.TestCase):
                 self.assertEqual(f.read(), 'keep')
 
     def test_too_few(self):
+        # Refused before any run: 3 a side cannot reach 95%.
         with tempfile.TemporaryDirectory() as d:
             p = self.run_compare(d, 1000, '--runs', '3')
-            self.assertEqual(p.returncode, 1)
-            self.assertIn('too few runs for a verdict: 3 of A and 3 of B', p.stderr)
+            self.assertEqual(p.returncode, 2)
+            self.assertEqual(p.stderr, 'bench/compare: --runs 3 cannot reach a verdict: at 95% '
+                             'the exact interval needs at least 4 runs a side\n')
+            self.assertFalse(os.path.exists(os.path.join(d, 'out', 'a')))
             self.assertNotIn('VERDICT', p.stdout)
+
+
+class LeastRuns(unittest.TestCase):
+    """The run counts refused up front are exactly those whose exact
+    interval does not exist."""
+
+    def test_least(self):
+        for level, looks in ((0.95, 1), (0.95, 3), (0.99, 1), (0.8, 2)):
+            alpha = stats.figure_alpha(level, 1, looks)
+            n = stats.least_runs(level, looks)
+            self.assertTrue(stats.rank_order(n, n, alpha), (level, looks))
+            self.assertFalse(stats.rank_order(n - 1, n - 1, alpha), (level, looks))
+            for other in (1, 2, 5, 30):
+                k = stats.least_runs(level, looks, other)
+                self.assertTrue(stats.rank_order(k, other, alpha))
+                if k > 1:
+                    self.assertFalse(stats.rank_order(k - 1, other, alpha))
+        self.assertEqual((stats.least_runs(), stats.least_runs(looks=3)), (4, 5))
+        self.assertIsNone(stats.least_runs(other=0))
+
+    def test_refusal(self):
+        self.assertEqual(stats.runs_refusal(4), '')
+        self.assertEqual(stats.runs_refusal(2, other=30), '')
+        self.assertEqual(stats.runs_refusal(3), '--runs 3 cannot reach a verdict: at 95% the '
+                         'exact interval needs at least 4 runs a side')
+        self.assertEqual(stats.runs_refusal(1, other=5), "--runs 1 cannot reach a verdict: "
+                         "at 95% the exact interval needs at least 3 runs against the "
+                         "baseline's 5")
+
+    def test_tools_refuse(self):
+        with self.assertRaises(compare.Usage) as e:
+            compare.parse(['--runs', '3', '--options', 'a', 'b', '--', 't'])
+        self.assertIn('needs at least 4 runs a side', str(e.exception))
+        with self.assertRaises(compare.Usage) as e:
+            compare.parse(['--until', '2', '--runs', '2', '--max-runs', '3', '--options', 'a',
+                           'b', '--', 't'])
+        self.assertEqual(str(e.exception), '--max-runs 3 cannot reach a verdict: at 95% over '
+                         '2 looks the exact interval needs at least 5 runs a side')
+        self.assertEqual(compare.parse(['--runs', '4', '--options', 'a', 'b', '--', 't']).runs,
+                         4)
+        base = ['--figure', 'rate', '--threshold', '3', '--', 't']
+        with self.assertRaises(bisect.Usage) as e:
+            bisect.parse(['--series', 'DIR', '--runs', '3'] + base)
+        self.assertIn('--runs 3 cannot reach a verdict', str(e.exception))
+        # Boots A B B A against a kernel: 3 runs are 2 a boot, 4 a side.
+        self.assertEqual(bisect.parse(['--debian-kernel', '6.12', '--baseline', '6.1',
+                                       '--runs', '3'] + base).runs, 3)
+        with tempfile.NamedTemporaryFile('w', suffix='.json') as f:
+            json.dump({'results': [{'figure': 'rate', 'unit': 'x'}],
+                       'samples': {'a': {'rate': list(range(1, 11))},
+                                   'b': {'rate': [1, 2, 3]}}}, f)
+            f.flush()
+            self.assertEqual(bisect.parse(['--debian-kernel', '6.12', '--baseline', f.name,
+                                           '--runs', '2'] + base).runs, 2)
+            with self.assertRaises(bisect.Usage) as e:
+                bisect.parse(['--debian-kernel', '6.12', '--baseline', f.name + ':b',
+                              '--runs', '4'] + base)
+            self.assertEqual(str(e.exception), "--runs 4 cannot reach a verdict: at 95% the "
+                             "exact interval needs at least 5 runs against the baseline's 3")
+
+
+class DebianVersions(unittest.TestCase):
+    HAVE = ['6.1.0-56', '6.1.0-57', '6.12.100+deb12', '6.12.101+deb12', '6.12.117+deb12']
+
+    def test_words(self):
+        pick = debian.pick_versions
+        self.assertEqual(pick('6.12-oldest', self.HAVE), ['6.12.100+deb12'])
+        self.assertEqual(pick('6.12-newest', self.HAVE), ['6.12.117+deb12'])
+        self.assertEqual(pick('6.1-all', self.HAVE), ['6.1.0-56', '6.1.0-57'])
+        self.assertEqual(pick('6.12.38+deb12', self.HAVE), ['6.12.38+deb12'])
+        self.assertEqual(pick('6.1', self.HAVE), ['6.1'])
+        with self.assertRaises(debian.UsageError) as e:
+            pick('6.13-all', self.HAVE)
+        self.assertTrue(str(e.exception).startswith("no Debian kernel of 6.13 for '6.13-all'; "
+                                                    "there are: 6.1.0-56 "), e.exception)
+
+    def test_versions_in_examples(self):
+        text = ('vm/run --debian-kernel 6.12.38+deb12\n```\n'
+                '$ vm/run --debian-kernel 6.12.38+deb12 -- t\n'
+                'bench/perf: measuring KVM on a VM (vm/run): kernel 6.1.0-57-amd64\n'
+                '  6.1.0-50\n'
+                'bench/bisect-run --packages 6.1,6.12-all,6.1.0-47 --baseline 6.1.0-57-amd64\n'
+                '```\nmake 6.12.1+deb12\n')
+        self.assertEqual(debian.versions_in_examples(text),
+                         [(3, '6.12.38+deb12'), (6, '6.1.0-47'), (6, '6.1.0-57')])
+
+    def test_docs_name_kernels_apt_has(self):
+        """Every Debian kernel a command of README.md or docs/*.md names is
+        one apt lists today (the archive moves: examples must not rot)."""
+        have = debian.kernel_versions('x86_64', cached=False)
+        if not have:
+            self.skipTest('apt lists no Debian kernel (no apt-get update?)')
+        paths = [os.path.join(REPO, 'README.md')] + sorted(
+            glob.glob(os.path.join(REPO, 'docs', '*.md')))
+        self.assertEqual(debian.missing_in_docs(paths, have), [],
+                         'not in apt: give a version it has, or SERIES-oldest/-newest/-all')
 
 
 if __name__ == '__main__':

@@ -4,13 +4,16 @@
 parsed, applied to copies, refused well.
 Run: python3 bench/test_kvm_build.py (--tap: kselftest TAP, one result a test)"""
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import debian, kvm_tree  # noqa: E402
+from kvmbench import bisect, compare, debian, runner  # noqa: E402
+from kvmbench import kvm_bisect, kvm_build, kvm_sides, kvm_tree  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 
@@ -109,6 +112,253 @@ class KvmPatches(unittest.TestCase):
                                         ('', '6.12.115', apt[2]),
                                         ('6.12.118-1~deb12u1', '6.12.116', None)):
             self.assertEqual(debian.source_version(kernel, installed, apt), want)
+
+
+def write_files(root, files):
+    for path, text in files.items():
+        os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+        with open(os.path.join(root, path), 'w') as f:
+            f.write(text)
+
+
+def snapshot(root):
+    """{path: (contents, mtime)} of every file under ROOT."""
+    out = {}
+    for d, _, names in os.walk(root):
+        for n in names:
+            p = os.path.join(d, n)
+            with open(p, 'rb') as f:
+                out[os.path.relpath(p, root)] = (f.read(), os.stat(p).st_mtime_ns)
+    return out
+
+
+TREE = {'Makefile': 'VERSION = 6\nPATCHLEVEL = 15\nSUBLEVEL = 0\nEXTRAVERSION = -rc2\n',
+        'arch/x86/Kconfig': 'config PVH\n\tbool "PVH"\n', 'arch/arm64/Kconfig': '',
+        'arch/x86/kvm/Kconfig': ''.join('config %s\n\tbool "x"\n' % n for n in (
+            'KVM_SW_PROTECTED_VM', 'KVM', 'KVM_AMD', 'KVM_INTEL')),
+        'mm/Kconfig': 'config USERFAULTFD\n\tbool\nconfig TRANSPARENT_HUGEPAGE\n',
+        'fs/Kconfig': 'config HUGETLBFS\n',
+        'arch/x86/kvm/mmu/mmu.c': 'int mmu;\n', 'arch/x86/kvm/x86.o': 'an object\n',
+        'virt/kvm/kvm_main.c': 'int k;\n', 'mm/memory.c': 'int m;\n',
+        'init/Kconfig': 'menuconfig EXPERT\n\tbool "e"\n',
+        '.config': 'CONFIG_X=y\n', 'include/generated/autoconf.h': '#define X 1\n',
+        '.git/HEAD': 'ref\n'}
+
+
+class KvmShadow(unittest.TestCase):
+    """The shadow make sees: links to the user's tree, private copies of
+    patched files; the tree itself never written."""
+
+    def test_sync(self):
+        with tempfile.TemporaryDirectory() as d:
+            src, work = os.path.join(d, 'src'), os.path.join(d, 'work')
+            write_files(src, TREE)
+            before = snapshot(src)
+            sh = kvm_tree.Shadow(src, work, 'x86_64')
+            sh.sync({'arch/x86/kvm/mmu/mmu.c': b'int patched;\n'})
+            mmu = os.path.join(work, 'arch/x86/kvm/mmu/mmu.c')
+            self.assertFalse(os.path.islink(mmu))
+            with open(mmu) as f:
+                self.assertEqual(f.read(), 'int patched;\n')
+            self.assertTrue(os.path.islink(os.path.join(work, 'mm')))
+            self.assertTrue(os.path.islink(os.path.join(work, 'virt/kvm/kvm_main.c')))
+            self.assertFalse(os.path.islink(os.path.join(work, 'arch/x86/kvm')))
+            for left_out in ('arch/x86/kvm/x86.o', '.config', '.git', 'include/generated'):
+                self.assertFalse(os.path.lexists(os.path.join(work, left_out)), left_out)
+            t1 = os.stat(mmu).st_mtime_ns
+            kvm_tree.Shadow(src, work, 'x86_64').sync({'arch/x86/kvm/mmu/mmu.c':
+                                                       b'int patched;\n'})
+            self.assertEqual(os.stat(mmu).st_mtime_ns, t1)       # same: make rebuilds nothing
+            kvm_tree.Shadow(src, work, 'x86_64').sync({})          # back to the tree's
+            with open(mmu) as f:
+                self.assertEqual(f.read(), 'int mmu;\n')
+            self.assertNotEqual(os.stat(mmu).st_mtime_ns, t1)
+            self.assertEqual(snapshot(src), before)
+
+
+class KvmConfig(unittest.TestCase):
+    def test_parse_config_opt(self):
+        self.assertEqual(kvm_tree.parse_config_opt('CONFIG_KVM_SW_PROTECTED_VM=y'),
+                         ('KVM_SW_PROTECTED_VM', 'y'))
+        self.assertEqual(kvm_tree.parse_config_opt('NR_CPUS=64'), ('NR_CPUS', '64'))
+        for bad in ('KVM', 'KVM=maybe', '=y', 'K V=y'):
+            with self.assertRaises(kvm_tree.UsageError):
+                kvm_tree.parse_config_opt(bad)
+
+    def test_read_write(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, 'c')
+            with open(p, 'w') as f:
+                f.write('# top\nCONFIG_A=y\n# CONFIG_B is not set\nCONFIG_S="x y"\n')
+            kvm_tree.write_config(p, [('A', 'n'), ('B', 'y'), ('C', '3')], p)
+            self.assertEqual(kvm_tree.read_config(p), {'A': 'n', 'B': 'y', 'S': '"x y"',
+                                                       'C': '3'})
+            with open(p) as f:
+                self.assertEqual(f.read(), '# top\nCONFIG_S="x y"\n# CONFIG_A is not set\n'
+                                 'CONFIG_B=y\nCONFIG_C=3\n')
+
+
+class KvmWhole(unittest.TestCase):
+    """vm/kvm-build --whole: the small config's options, bad trees."""
+
+    def test_fragment_built_in(self):
+        with tempfile.NamedTemporaryFile('w') as f:
+            f.write('# c\nCONFIG_KVM=y\nCONFIG_KVM_AMD=m\nCONFIG_NR=4\n')
+            f.flush()
+            self.assertEqual(kvm_build.suite_fragment(f.name),
+                             [('KVM', 'y'), ('KVM_AMD', 'y'), ('NR', '4')])
+        # The suite's own: every module built in.
+        frag = dict(kvm_build.suite_fragment())
+        self.assertEqual((frag['KVM'], frag['KVM_AMD'], frag['KVM_INTEL']), ('y', 'y', 'y'))
+
+    def test_settings_where_present(self):
+        with tempfile.TemporaryDirectory() as d:
+            write_files(d, TREE)
+            got = kvm_build.whole_settings('x86_64', d)
+            names = [n for n, _, _ in got]
+            self.assertEqual(len(names), len(set(names)))
+            for n in ('KVM', 'KVM_AMD', 'KVM_INTEL', 'USERFAULTFD', 'HUGETLBFS',
+                      'TRANSPARENT_HUGEPAGE', 'SERIAL_8250_CONSOLE', 'DEVTMPFS', 'PVH',
+                      'KVM_SW_PROTECTED_VM', 'EXPERT'):
+                self.assertIn(n, names)
+            for n in ('RD_ZSTD', 'X86_64_ACPI_NUMA', 'SERIAL_AMBA_PL011'):
+                self.assertNotIn(n, names)       # not in this tree's Kconfig / not x86
+            with tempfile.TemporaryDirectory() as e:    # a tree of symbolic links
+                links = os.path.join(e, 'links')
+                subprocess.run(['cp', '-rs', d, links], check=True)
+                self.assertEqual(kvm_build.whole_settings('x86_64', links), got)
+            arm = [n for n, _, _ in kvm_build.whole_settings('arm64', d)]
+            self.assertIn('SERIAL_AMBA_PL011_CONSOLE', arm)
+            self.assertIn('KVM', arm)
+            self.assertIn('USERFAULTFD', arm)
+            for n in ('PVH', 'KVM_AMD', 'KVM_SW_PROTECTED_VM'):
+                self.assertNotIn(n, arm)                # x86's Kconfig only
+            self.assertEqual(kvm_build.missing_options(got, {n: v for n, v, _ in got}), None)
+            have = {n: v for n, v, _ in got}
+            have['HUGETLBFS'] = 'n'
+            self.assertEqual(kvm_build.missing_options(got, have)[:2], ('HUGETLBFS', 'y'))
+
+    def test_bad_trees(self):
+        with tempfile.TemporaryDirectory() as d:
+            for tree, msg in (({'README': 'x'}, 'is not a kernel source tree'),
+                              ({'Makefile': TREE['Makefile']}, 'no arch/x86/Kconfig')):
+                shutil.rmtree(d)
+                write_files(d, tree)
+                with self.assertRaises(kvm_build.UsageError) as e:
+                    kvm_build.WholeBuild('x86_64', d)
+                self.assertIn(msg, str(e.exception))
+            with self.assertRaises(kvm_build.UsageError) as e:
+                kvm_build.WholeBuild('x86_64', os.path.join(d, 'nope'))
+            self.assertIn('not found', str(e.exception))
+
+    def test_build_dir_and_make(self):
+        with tempfile.TemporaryDirectory() as d:
+            write_files(d, TREE)
+            a, b = kvm_build.WholeBuild('x86_64', d), kvm_build.WholeBuild('x86_64', d)
+            self.assertEqual(a.dir, b.dir)
+            self.assertEqual(a.version, '6.15.0-rc2')
+            self.assertNotEqual(a.dir, kvm_build.WholeBuild('arm64', d).dir)
+            cmd = a.make_cmd('bzImage')
+            self.assertIn('O=' + a.obj, cmd)
+            self.assertIn('ARCH=x86_64', cmd)
+            self.assertEqual(cmd[-1], 'bzImage')
+            if shutil.which('ccache'):
+                self.assertIn('CC=ccache gcc', cmd)
+            if runner.host_arch() != 'arm64':
+                self.assertIn('CROSS_COMPILE=aarch64-linux-gnu-',
+                              kvm_build.WholeBuild('arm64', d).make_cmd())
+
+    def test_first_error_and_out(self):
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, 'log')
+            with open(log, 'w') as f:
+                f.write('=== make bzImage: make -C x\n  CC  mm/a.o\nmm/a.c:3:1: warning: w\n'
+                        'arch/x86/kvm/mmu/mmu.c:10:2: error: expected \';\' before \'}\'\n'
+                        'make[4]: *** [scripts/Makefile.build:229: mmu.o] Error 1\n')
+            self.assertEqual(kvm_build.first_error(log),
+                             "arch/x86/kvm/mmu/mmu.c:10:2: error: expected ';' before '}'")
+            with self.assertRaises(kvm_build.BuildError) as e:
+                kvm_build.run_make(['sh', '-c', 'echo "x.c:1:1: error: boom"; exit 2'], log,
+                                   'make Image')
+            self.assertEqual(str(e.exception), "make Image failed: arch/x86/kvm/mmu/mmu.c:10:2: "
+                             "error: expected ';' before '}' (log: %s)" % log)
+            os.unlink(log)
+            with self.assertRaises(kvm_build.BuildError) as e:
+                kvm_build.run_make(['sh', '-c', 'echo "x.c:1:1: error: boom"; exit 2'], log,
+                                   'make Image')
+            self.assertIn('failed: x.c:1:1: error: boom (log: ', str(e.exception))
+            with open(log, 'w') as f:
+                f.write('  CC  x.o\n../src/arch/x86/kvm/x86.c:9:1: error: e\n')
+            self.assertEqual(kvm_build.first_error(log), 'arch/x86/kvm/x86.c:9:1: error: e')
+            mine = os.path.join(d, 'mine')
+            write_files(mine, {'keep.txt': 'k'})
+            with self.assertRaises(kvm_build.UsageError):
+                kvm_build.check_out(mine)
+            kvm_build.check_out(os.path.join(d, 'new'))
+            kvm_build.write_desc(mine, {'a': 1})
+            kvm_build.check_out(mine)                   # ours now
+
+
+class KvmSidesOptions(unittest.TestCase):
+    """bench/compare --patch on a tree, bench/bisect-run --series on a tree."""
+
+    def test_parse(self):
+        with tempfile.TemporaryDirectory() as d:
+            patch = os.path.join(d, 'p.patch')
+            with open(patch, 'w') as f:
+                f.write(PATCH)
+            c = compare.parse(['--patch', patch, '--kvm-src', d, '--', 't'])
+            self.assertEqual((c.mode, c.src_tree, c.patches), ('patch', d, [patch]))
+            c = compare.parse(['--kvm-src', d + ',' + d, '--', 't'])
+            self.assertEqual((c.mode, c.src_tree, c.spec_a), ('kvm-src', '', d))
+            for argv, msg in ((['--kvm-src', d, '--', 't'],
+                               '--kvm-src takes two trees, A,B (one tree goes with --patch)'),
+                              (['--patch', patch, '--kvm-src', d + '/nope', '--', 't'],
+                               "no kernel source tree '%s/nope'" % d)):
+                with self.assertRaises(compare.Usage) as e:
+                    compare.parse(argv)
+                self.assertEqual(str(e.exception), msg)
+            base = ['--figure', 'f', '--threshold', '3', '--', 't']
+            c = bisect.parse(['--series', d, '--kvm-src', d] + base)
+            self.assertEqual(c.kvm_src, os.path.realpath(d))
+            b = bisect.Bisect(c, d)
+            args = b.step_args()
+            self.assertEqual(args[args.index('--kvm-src') + 1], os.path.realpath(d))
+            for argv, msg in ((['--debian-kernel', '6.12', '--baseline', '6.1', '--kvm-src',
+                                d] + base, '--kvm-src TREE goes with --series'),
+                              (['--series', d, '--kvm-src', d + '/nope'] + base,
+                               "no kernel source tree '%s/nope'" % d)):
+                with self.assertRaises(bisect.Usage) as e:
+                    bisect.parse(argv)
+                self.assertEqual(str(e.exception), msg)
+
+    def test_side_text(self):
+        self.assertEqual(kvm_sides.side_text({'release': '6.12.117+deb12-amd64', 'src': '/s'}),
+                         'KVM of 6.12.117+deb12-amd64 built from /s')
+        self.assertEqual(kvm_sides.side_text({'release': '6.12.118', 'src': '/t',
+                                              'whole': True}),
+                         'Linux 6.12.118 (whole kernel, KVM built in) built from /t')
+
+
+class KvmBisectSeries(unittest.TestCase):
+    def test_series(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(kvm_bisect.UsageError):
+                kvm_bisect.series_patches(os.path.join(d, 'nope'))
+            with self.assertRaises(kvm_bisect.UsageError):
+                kvm_bisect.series_patches(d)
+            write_files(d, {'0002-b.patch': PATCH, '0001-a.patch': PATCH, 'cover.txt': ''})
+            files = kvm_bisect.series_patches(d)
+            self.assertEqual([os.path.basename(f) for f in files],
+                             ['0001-a.patch', '0002-b.patch'])
+            items = kvm_bisect.series_items(files, ['A', 'B'])
+            self.assertEqual(items, [('base: the unpatched source', ''),
+                                     ('A', files[0] + '\n'),
+                                     ('B', files[0] + '\n' + files[1] + '\n')])
+            lst = os.path.join(d, 'list')
+            with open(lst, 'w') as f:
+                f.write(items[2][1])
+            self.assertEqual(kvm_bisect.read_patch_list(lst), files)
 
 
 if __name__ == '__main__':

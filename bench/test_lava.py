@@ -411,6 +411,38 @@ class Lab(unittest.TestCase):
         self.assertIn('failed (exit 3): last words', err.getvalue())
 
 
+class LavaLocalToken(unittest.TestCase):
+    """vm/suite --lava URL with the URL lava/lab start printed: the lab's
+    own token, read where lava/lab keeps it."""
+
+    def test_resolve(self):
+        saved = lava.LAB_STATE, os.environ.pop('LAVA_TOKEN', None)
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                lava.LAB_STATE = d
+                with self.assertRaises(lava.LavaError):
+                    lava.resolve('local')
+                self.assertEqual(lava.resolve('http://127.0.0.1:18080'),
+                                 ('http://127.0.0.1:18080/', ''))
+                for name, text in (('url', 'http://127.0.0.1:18080/\n'), ('token', 'abc\n')):
+                    with open(os.path.join(d, name), 'w') as f:
+                        f.write(text)
+                for spec in ('local', 'http://127.0.0.1:18080', 'http://127.0.0.1:18080/'):
+                    self.assertEqual(lava.resolve(spec), ('http://127.0.0.1:18080/', 'abc'))
+                self.assertEqual(lava.resolve('http://127.0.0.1:18080/', 'mine'),
+                                 ('http://127.0.0.1:18080/', 'mine'))
+                self.assertEqual(lava.resolve('http://lava.example:80/'),
+                                 ('http://lava.example:80/', ''))
+                os.environ['LAVA_TOKEN'] = 'env'
+                self.assertEqual(lava.resolve('http://127.0.0.1:18080/'),
+                                 ('http://127.0.0.1:18080/', 'env'))
+        finally:
+            lava.LAB_STATE = saved[0]
+            os.environ.pop('LAVA_TOKEN', None)
+            if saved[1] is not None:
+                os.environ['LAVA_TOKEN'] = saved[1]
+
+
 if __name__ == '__main__':
     if sys.argv[1:] == ['--tap']:
         sys.exit(tap(sys.modules[__name__], 'lava'))

@@ -22,6 +22,7 @@ import re
 import subprocess
 
 from . import debian, fetch
+from .debian import fetched
 from .errors import SetupError, UsageError
 
 STANZA = re.compile(r'^(\S+) \(([^)]+)\) [^;]*;')
@@ -84,15 +85,6 @@ def kvm_entries(stanzas, older, newer, deb_arch):
                 seen.add(text)
                 out.append((up, text))
     return out
-
-
-def fetched(fn, *args):
-    """kvmbench.fetch's @fn(*@args); its error as ours (2 the user's, else
-    the set-up's)."""
-    try:
-        return fn(*args)
-    except fetch.FetchError as e:
-        raise (UsageError if e.status == 2 else SetupError)(str(e))
 
 
 def image_changelog(version, arch):

@@ -17,10 +17,11 @@ import subprocess
 import sys
 import tempfile
 
-from . import kvm_bisect, runner, stats_cli
+from . import debian, kvm_bisect, runner, stats_cli
 from .cli import Parser, Usage, test_command, vm_size
 from .errors import Fail
-from .results import Results
+from .results import Results, baseline_values
+from .stats import runs_refusal
 
 PROG = 'bench/bisect-run'
 HELP = r"""
@@ -33,7 +34,7 @@ usage: bench/bisect-run (--kernel IMAGE [--modules DIR] [--build 'CMD'] |
                         [--clock icount|tcg] [--out DIR] -- TEST ARGS...
        bench/bisect-run --kvm-modules [--debian-kernel V] --baseline B --figure NAME
                         --threshold PCT [options] -- TEST ARGS...
-       bench/bisect-run --series DIR [--debian-kernel V] [--baseline B] --figure NAME
+       bench/bisect-run --series DIR [--kvm-src TREE] [--debian-kernel V] [--baseline B] --figure NAME
                         --threshold PCT [options] -- TEST ARGS...
 
   --kernel IMAGE     the kernel to judge (from a kernel tree: arch/x86/boot/bzImage,
@@ -43,7 +44,9 @@ usage: bench/bisect-run (--kernel IMAGE [--modules DIR] [--build 'CMD'] |
   --debian-kernel V  judge Debian's kernel package V instead
   --packages LIST    bisect an ordered list of Debian kernel versions (or
                      images), first good to last bad, with `git bisect run`
-                     in a scratch repository: prints the first bad one
+                     in a scratch repository: prints the first bad one;
+                     SERIES-oldest, SERIES-newest, SERIES-all (6.12-all:
+                     every 6.12 apt has, in order) name what the archive has
   --baseline B       what "good" is: a bench/compare JSON (its A runs;
                      FILE:b for its B runs), a directory of the test's JSON
                      files, or a Debian kernel version run beside it, boots
@@ -92,12 +95,12 @@ VALUED = {'--kernel': 'kernel', '--modules': 'modules', '--build': 'build',
           '--figure': 'figure', '--threshold': 'threshold', '--runs': 'runs', '--arch': 'arch',
           '--cpu': 'cpu', '--smp': 'smp', '--mem': 'mem', '--out': 'out',
           '--clock': 'clock', '--kernel-file': 'debian', '--series': 'series',
-          '--patch-list': 'patch_list'}
+          '--patch-list': 'patch_list', '--kvm-src': 'kvm_src'}
 
 
 class Config:
     kernel = modules = build = debian = packages = baseline = figure = threshold = ''
-    out = cpu = clock = smp = series = patch_list = kvm_kernel = ''
+    out = cpu = clock = smp = series = patch_list = kvm_kernel = kvm_src = ''
     runs, mem, kvm_modules = '6', '2G', False
 
     def __init__(self):
@@ -141,6 +144,12 @@ def parse(argv):
                     '--series')
     if (c.modules or c.build) and not c.kernel:
         raise Usage('--modules and --build go with --kernel')
+    if c.kvm_src:
+        if not (c.series or c.patch_list):
+            raise Usage('--kvm-src TREE goes with --series')
+        if not os.path.isdir(c.kvm_src):
+            raise Usage("no kernel source tree '%s'" % c.kvm_src)
+        c.kvm_src = os.path.realpath(c.kvm_src)
     if not c.baseline and not c.series:
         raise Usage('--baseline is required (a bench/compare JSON, a directory of runs or a '
                     'Debian kernel version)')
@@ -181,6 +190,10 @@ def parse(argv):
         raise Usage("baseline '%s' is neither a file, a directory nor a Debian kernel version"
                     % c.baseline)
     c.pkgs = c.packages.split(',') if c.packages else []
+    if any(p.endswith(tuple('-' + w for w in debian.WORDS)) for p in c.pkgs):
+        have = debian.kernel_versions(c.arch)
+        c.pkgs = [v for p in c.pkgs for v in debian.pick_versions(p, have)]
+        info('--packages %s: %s' % (c.packages, ','.join(c.pkgs)))
     if c.packages and len(c.pkgs) < 2:
         raise Usage('--packages needs at least two kernels: first good, last bad')
     try:
@@ -188,7 +201,25 @@ def parse(argv):
             runner.kernel_args(p)
     except ValueError as e:
         raise Usage(str(e))
+    why = runs_refusal(*judged_runs(c))
+    if why:
+        raise Usage(why)
     return c
+
+
+def judged_runs(c):
+    """(the candidate's runs, None, 1, the baseline's runs or None when
+    as many): what stats.py judge compares, known before any boot."""
+    if c.base_kind == 'kernel':         # boots A B B A, half the runs each
+        return 2 * ((c.runs + 1) // 2), None, 1, None
+    other = None
+    if c.baseline:
+        try:
+            vals, _ = baseline_values(c.baseline, c.figure)
+            other = len(vals) if vals else None
+        except (OSError, ValueError, KeyError, TypeError):
+            other = None                # said when judged
+    return c.runs, None, 1, other
 
 
 def vm_rc_cannot(rc):
@@ -294,7 +325,8 @@ class Bisect:
                 '--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
                 '--smp', c.smp, '--mem', c.mem] + (
                     ['--clock', c.clock_arg] if c.clock_arg else []) + (
-                    ['--debian-kernel', c.kvm_kernel] if c.kvm_kernel else []) + [
+                    ['--debian-kernel', c.kvm_kernel] if c.kvm_kernel else []) + (
+                    ['--kvm-src', c.kvm_src] if c.kvm_src else []) + [
                 '--', c.test] + c.args
 
     def packages(self):
@@ -315,7 +347,7 @@ class Bisect:
         the baseline (measured here unless --baseline)."""
         c = self.c
         files = kvm_bisect.series_patches(c.series)
-        subjects = kvm_bisect.check_series(c.kvm_kernel, c.arch, files)
+        subjects = kvm_bisect.check_series(c.kvm_kernel, c.arch, files, c.kvm_src or None)
         if not c.baseline:
             info('the baseline: KVM from the unpatched source, %d runs' % c.runs)
             try:

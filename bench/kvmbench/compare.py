@@ -21,7 +21,7 @@ from . import kvm_sides, runner, stats_cli
 from .cli import Parser, Usage, test_command, vm_size
 from .errors import Fail
 from .results import Results, elapsed
-from .stats import look_schedule
+from .stats import look_schedule, runs_refusal
 
 PROG = 'bench/compare'
 HELP = """
@@ -123,7 +123,7 @@ class Config:
     budget, max_runs, profile = '0', '40', False
     mem, hugepages, per_boot, where, warmup = '2G', '0', '2', 'auto', True
     run_timeout, level = '600', '95'
-    debian_kernel, table = '', ''
+    debian_kernel, table, src_tree = '', '', ''
 
     def __init__(self):
         self.arch = runner.host_arch()
@@ -182,6 +182,9 @@ def parse(argv):
     c.profile = ns.profile or ns.phase is not None
     sides = [(o, v) for o in MODES for v in getattr(ns, o[2:].replace('-', '_')) or []]
     for o, v in sides:
+        if o == '--kvm-src' and ',' not in v:
+            kvm_sides.parse(c, o, v)     # one tree: --patch's base
+            continue
         set_mode(o[2:])
         if o == '--options':
             c.spec_a, c.spec_b = (x.strip() for x in v)
@@ -191,6 +194,8 @@ def parse(argv):
             two(o, v)
             if o == '--kvm-src':
                 kvm_sides.parse(c, o, v)
+    if c.src_tree and c.mode != 'patch':
+        raise Usage('--kvm-src takes two trees, A,B (one tree goes with --patch)')
     if not c.mode:
         raise Usage("give --kernels A,B, --builds A,B, --options 'A' 'B', --patch FILE or "
                     "--kvm-src A,B")
@@ -229,6 +234,12 @@ def parse(argv):
         raise Usage('--budget goes with --until')
     if c.until and c.max_runs < c.runs:
         raise Usage('--max-runs %d is below --runs %d' % (c.max_runs, c.runs))
+    # What a run count can decide is known before any build or boot.
+    looks = look_schedule(c.runs, c.max_runs) if c.until else [c.runs]
+    why = runs_refusal(looks[-1], c.level / 100, len(looks),
+                       opt='--max-runs' if c.until else '--runs')
+    if why:
+        raise Usage(why)
     if not re.fullmatch(r'[0-9]+', c.hugepages):
         raise Usage("bad --hugepages '%s'" % c.hugepages)
     if c.where not in ('auto', 'host', 'vm'):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Debian's kernel packages for a KVM build: the kernel (vm/fetch.sh owns
+"""Debian's kernel packages for a KVM build: the kernel (kvmbench.fetch owns
 the download cache and the version lookup: it is called, not copied), its
 headers package (.config, Module.symvers, release string) and
 linux-source-SERIES, unpacked once into the cache."""
@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 
+from kvmbench import build, fetch
 from kvmbench.errors import SetupError, UsageError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -17,28 +18,51 @@ CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME") or
                      os.path.expanduser("~/.cache"), "kvm-selftests")
 DEB_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
 
-# A shell that sources vm/fetch.sh and calls one of its functions; its
-# die() is a usage error (2), die_env() a host set-up failure (6).
-_FETCH_SH = r'''
-info() { echo "vm/kvm-build: $*" >&2; }
-die() { info "$*"; exit 2; }
-die_env() { info "$*"; exit 6; }
-. "$REPO/vm/build-deps.sh"
-. "$REPO/vm/fetch.sh"
-"$@"
-'''
+def fetched(fn, *args):
+    """kvmbench.fetch's (or kvmbench.build's) @fn(*@args): the download
+    cache and the version lookup are vm/run's, called, not copied; their
+    error as ours (2 the user's mistake, else the host's set-up)."""
+    try:
+        return fn(*args)
+    except fetch.FetchError as e:
+        raise (UsageError if e.status == 2 else SetupError)(str(e))
+    except build.BuildError as e:
+        raise SetupError(str(e))
 
 
-def fetch_sh(*args):
-    """Run a vm/fetch.sh function; its stdout, stripped."""
-    env = dict(os.environ, REPO=REPO)
-    p = subprocess.run(["bash", "-c", _FETCH_SH, "fetch"] + list(args),
-                       stdout=subprocess.PIPE, env=env, text=True)
-    if p.returncode == 2:
-        raise UsageError("")  # its message is on stderr already
-    if p.returncode:
-        raise SetupError("")
-    return p.stdout.strip()
+def ensure_packages(*pkgs):
+    """Install those of @pkgs that are missing (SetupError if that fails)."""
+    fetched(build.ensure_packages, list(pkgs))
+
+
+def kernel_versions(arch, cached=True):
+    """The Debian kernel versions of ARCH (6.1.0-57, 6.12.117+deb12),
+    oldest first: those apt lists, and those the cache holds if CACHED."""
+    darch = DEB_ARCH[arch]
+    if cached:
+        return fetch.debian_kernel_versions(darch)
+    return fetch.debian_kernel_versions(darch, fetch.out(["apt-cache", "pkgnames",
+                                                          "linux-image-"]).split())
+
+
+WORDS = ("oldest", "newest", "all")
+
+
+def pick_versions(spec, versions):
+    """SERIES-oldest, SERIES-newest, SERIES-all (6.12-oldest): the
+    versions of that series among VERSIONS (oldest first) the word
+    names, so that examples name kernels the archive has whatever it
+    holds today; any other SPEC as given.  UsageError if the series has
+    none."""
+    m = re.fullmatch(r"([0-9]+\.[0-9]+)-(" + "|".join(WORDS) + ")", spec)
+    if not m:
+        return [spec]
+    series, word = m.groups()
+    have = [v for v in versions if v.startswith(series + ".")]
+    if not have:
+        raise UsageError(f"no Debian kernel of {series} for '{spec}'; there are: "
+                         f"{' '.join(versions) or 'none (apt-get update?)'}")
+    return {"oldest": have[:1], "newest": have[-1:], "all": have}[word]
 
 
 class Kernel:
@@ -48,7 +72,7 @@ class Kernel:
     def __init__(self, want, arch):
         self.arch = arch
         darch = DEB_ARCH[arch]
-        self.image_dir = fetch_sh("debian_kernel_dir", want, arch).splitlines()[-1]
+        self.image_dir = fetched(fetch.debian_kernel_dir, want, arch)
         mods = os.path.join(self.image_dir, "lib", "modules")
         rels = sorted(os.listdir(mods)) if os.path.isdir(mods) else []
         if not rels:
@@ -59,7 +83,7 @@ class Kernel:
             else self.release
         hdr = f"linux-headers-{self.release}"
         self.headers_dir = os.path.join(CACHE, hdr)
-        fetch_sh("fetch_deb", f"{hdr}:{darch}", self.headers_dir)
+        fetched(fetch.fetch_deb, f"{hdr}:{darch}", self.headers_dir)
         self.headers = os.path.join(self.headers_dir, "usr", "src", hdr)
         self.config = os.path.join(self.headers, ".config")
         self.symvers = os.path.join(self.headers, "Module.symvers")
@@ -149,7 +173,7 @@ def debian_source(kernel):
     deb_dir = None
     if pkgver != installed:
         deb_dir = os.path.join(CACHE, f"{pkg}_{pkgver}.deb")
-        fetch_sh("fetch_deb", f"{pkg}={pkgver}", deb_dir)
+        fetched(fetch.fetch_deb, f"{pkg}={pkgver}", deb_dir)
         tarball = os.path.join(deb_dir, "usr", "src", f"{pkg}.tar.xz")
         if not os.path.isfile(tarball):
             raise SetupError(f"no usr/src/{pkg}.tar.xz in {pkg} {pkgver} "
@@ -171,3 +195,36 @@ def debian_source(kernel):
 
 
 
+
+
+VERSION_RE = re.compile(r"\b([0-9]+\.[0-9]+\.[0-9]+\+deb[0-9]+|[0-9]+\.[0-9]+\.0-[0-9]+)\b")
+
+
+def versions_in_examples(text):
+    """[(line number, version)] of each Debian kernel version (6.1.0-57,
+    6.12.117+deb12) that a command in TEXT's fenced code blocks
+    (Markdown) names: a line starting with one of the suite's commands,
+    make or git (an optional '$ ' prompt before it); output lines
+    ('bench/perf: ...') are not commands."""
+    found, inblock = [], False
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.startswith("```"):
+            inblock = not inblock
+            continue
+        words = line.removeprefix("$ ").split()
+        if not inblock or not words or words[0].endswith(":") or \
+                not re.match(r"(vm|bench|lava)/|(make|git)$", words[0]):
+            continue
+        found += [(i, m.group(1)) for m in VERSION_RE.finditer(line)]
+    return found
+
+
+def missing_in_docs(paths, versions):
+    """['FILE:LINE: VERSION'] of each version an example of PATHS names
+    that is not in VERSIONS."""
+    out = []
+    for p in paths:
+        with open(p, encoding="utf-8") as f:
+            out += [f"{p}:{n}: {v}" for n, v in versions_in_examples(f.read())
+                    if v not in versions]
+    return out

@@ -26,6 +26,9 @@ HELP = """  --kvm-modules      (in a kernel git tree, as the command of git bise
                      in a scratch repository; the unpatched source is the
                      baseline (measured first unless --baseline); prints
                      BISECT first bad: SUBJECT
+  --kvm-src TREE      with --series: the patches go on TREE (only read), not
+                     Debian's source: a tree at --debian-kernel's version
+                     gives KVM modules for it, any other whole kernels
   --debian-kernel V  with --kvm-modules or --series: the kernel (default 6.12)
 """
 
@@ -40,12 +43,14 @@ def series_patches(d):
     return files
 
 
-def check_series(kernel, arch, files):
+def check_series(kernel, arch, files, src=None):
     """Refuse (UsageError, exit 2) a series that does not apply as a
-    whole on Debian's source; its subjects."""
-    b = kvm_build.Build(kernel, arch, None, files)
-    kvm_tree.apply_patches(b.src, b.patches)
-    return [p.subject for p in b.patches]
+    whole on SRC (default: Debian's source of KERNEL); its subjects."""
+    patches = [kvm_tree.Patch(f) for f in files]
+    if src is None:
+        src = kvm_build.Build(kernel, arch, None, files).src
+    kvm_tree.apply_patches(src, patches)
+    return [p.subject for p in patches]
 
 
 def read_patch_list(path):
@@ -65,6 +70,7 @@ def candidate(c, out, info):
         kw['src'] = os.getcwd()
     else:
         kw['patches'] = read_patch_list(c.patch_list)
+        kw['src'] = c.kvm_src or None
     try:
         return kvm_build.build_side(out, **kw)['vm_args']
     except Fail as e:
@@ -74,8 +80,10 @@ def candidate(c, out, info):
 
 
 def stock(c, out):
-    """vm/run's arguments for KVM built from Debian's unpatched source."""
-    return kvm_build.build_side(out, kernel=c.kvm_kernel, arch=c.arch)['vm_args']
+    """vm/run's arguments for KVM built from the unpatched source
+    (--kvm-src TREE, else Debian's)."""
+    return kvm_build.build_side(out, kernel=c.kvm_kernel, arch=c.arch,
+                                src=c.kvm_src or None)['vm_args']
 
 
 def series_items(files, subjects):

@@ -10,6 +10,7 @@ files are private copies), a second build recompiles what changed.
 docs/kvm-build.md has the details."""
 
 import argparse
+import contextlib
 import datetime
 import fcntl
 import hashlib
@@ -45,7 +46,31 @@ def vermagic(ko):
     return m.group(1).decode() if m else ""
 
 
-class Build:
+class BuildDir:
+    """What both kinds of build share: a cache directory (self.dir: its
+    lock, self.log, the shadow self.work of self.src), make."""
+
+    def run_make(self, what, *targets):
+        return run_make(self.make_cmd(*targets), self.log, what)
+
+    @contextlib.contextmanager
+    def prepared(self):
+        """Locked (two builds of one tree wait for each other), the log
+        begun, the tools there, the shadow synced with the patches,
+        configured: {step: seconds} so far."""
+        os.makedirs(self.dir, exist_ok=True)
+        with open(os.path.join(self.dir, "lock"), "w", encoding="utf-8") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if os.path.isfile(self.log):
+                os.replace(self.log, self.log + ".prev")
+            open(self.log, "w", encoding="utf-8").close()
+            self.ensure_tools()
+            overrides = kvm_tree.apply_patches(self.src, self.patches) if self.patches else {}
+            kvm_tree.Shadow(self.src, self.work, self.arch).sync(overrides)
+            yield {"config": self.configure()}
+
+
+class Build(BuildDir):
     """One build: the kernel, the source, the patches and the options."""
 
     def __init__(self, kernel, arch, src=None, patches=(), configs=(), jobs=2):
@@ -95,19 +120,6 @@ class Build:
         cfg = kvm_tree.read_config(self.kernel.config)
         cc = cfg.get("CC_VERSION_TEXT", "").strip('"').split(" ")[0]
         return cc if cc and shutil.which(cc) else ""
-
-    def run_make(self, what, *targets):
-        t0 = time.monotonic()
-        with open(self.log, "a", encoding="utf-8") as log:
-            log.write(f"\n=== {what}: {' '.join(self.make_cmd(*targets))}\n")
-            log.flush()
-            r = subprocess.run(self.make_cmd(*targets), stdout=log, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL)
-        dt = time.monotonic() - t0
-        if r.returncode:
-            raise BuildError(f"{what} failed (make exit {r.returncode}; log: {self.log}); "
-                             f"its last lines:\n{last_lines(self.log)}")
-        return dt
 
     def configure(self):
         """OBJ's .config: Debian's with --config set, after a check that
@@ -183,7 +195,7 @@ class Build:
         pkgs = ["make", "gcc", "flex", "bison", "bc", "libelf-dev", "libssl-dev", "dwarves"]
         if self.arch == "arm64" and host_arch() != "arm64":
             pkgs.append("gcc-aarch64-linux-gnu")
-        debian.fetch_sh("ensure_packages", *pkgs)
+        debian.ensure_packages(*pkgs)
 
     def _check_settings(self):
         chk = os.path.join(self.dir, "config-check")
@@ -218,17 +230,7 @@ class Build:
 
     def build(self):
         """Build; returns {timings, artefacts}."""
-        os.makedirs(self.dir, exist_ok=True)
-        with open(os.path.join(self.dir, "lock"), "w", encoding="utf-8") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if os.path.isfile(self.log):
-                os.replace(self.log, self.log + ".prev")
-            open(self.log, "w", encoding="utf-8").close()
-            self.ensure_tools()
-            t = {}
-            overrides = kvm_tree.apply_patches(self.src, self.patches) if self.patches else {}
-            kvm_tree.Shadow(self.src, self.work, self.arch).sync(overrides)
-            t["config"] = self.configure()
+        with self.prepared() as t:
             if self.arch == "x86_64":
                 shutil.copyfile(self.kernel.symvers, os.path.join(self.obj, "Module.symvers"))
                 t["modules_prepare"] = self.run_make("make modules_prepare", "modules_prepare")
@@ -251,10 +253,7 @@ class Build:
         """Write OUT: a modules tree (x86_64: lib/modules/RELEASE/updates/
         kvm/*.ko, debug info stripped as Debian's are) or the kernel
         (arm64: boot/Image-RELEASE), and kvm-build.json describing it."""
-        meta = os.path.join(out, "kvm-build.json")
-        if os.path.isdir(out) and os.listdir(out) and not os.path.isfile(meta):
-            raise UsageError(f"--out {out} is not empty and not a vm/kvm-build output: "
-                             "not touching it")
+        check_out(out)
         for d in ("lib", "boot"):
             shutil.rmtree(os.path.join(out, d), ignore_errors=True)
         rel = self.kernel.release
@@ -275,44 +274,310 @@ class Build:
             "config": [f"{n}={v}" for n, v in self.settings],
             "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         }
-        with open(meta, "w", encoding="utf-8") as f:
-            json.dump(desc, f, indent=1)
-            f.write("\n")
+        write_desc(out, desc)
         return desc
+
+
+# A whole kernel: `make tinyconfig`, then the suite's `config` fragment
+# (modules built in) and what vm/run's guest needs, then olddefconfig.
+# (option, why): each must come out =y, or the tree cannot serve (exit 2).
+BOOT = {
+    "common": [
+        ("64BIT", "the suite's binaries are 64-bit"), ("SMP", "vm/run --smp"),
+        ("PRINTK", "the console"), ("TTY", "the console"),
+        ("BLK_DEV_INITRD", "vm/run boots an initramfs"),
+        ("BINFMT_ELF", "the tests"), ("BINFMT_SCRIPT", "vm/init is a script"),
+        ("PROC_FS", "vm/init mounts /proc"), ("PROC_SYSCTL", "the tests' /proc/sys"),
+        ("SYSFS", "vm/init mounts /sys"), ("DEVTMPFS", "vm/init mounts /dev"),
+        ("TMPFS", "vm/init's /tmp, /dev/shm"), ("UNIX98_PTYS", "vm/init mounts devpts"),
+        ("DEBUG_FS", "vm/init mounts debugfs; KVM's debugfs stats"),
+        ("FUTEX", "pthreads"), ("EPOLL", "the tests"), ("EVENTFD", "irqfd, ioeventfd"),
+        ("TIMERFD", "the tests"), ("SIGNALFD", "the tests"), ("POSIX_TIMERS", "the tests"),
+        ("MULTIUSER", "the tests"), ("SHMEM", "memfd"), ("VIRTUALIZATION", "KVM"),
+        ("HIGH_RES_TIMERS", "the tests' clocks"), ("ADVISE_SYSCALLS", "the tests' madvise()"),
+        ("PERF_EVENTS", "the tests' perf_event_open()"),
+    ],
+    "x86_64": [
+        ("SERIAL_8250", "vm/run's console (ttyS0)"),
+        ("SERIAL_8250_CONSOLE", "vm/run's console (ttyS0)"),
+        ("ACPI", "SMP and poweroff on QEMU's q35"), ("PCI", "QEMU's q35"),
+        ("X86_LOCAL_APIC", "KVM"), ("CPU_SUP_AMD", "KVM_AMD"),
+        ("CPU_SUP_INTEL", "KVM_INTEL"),
+    ],
+    "arm64": [
+        ("SERIAL_AMBA_PL011", "vm/run's console (ttyAMA0)"),
+        ("SERIAL_AMBA_PL011_CONSOLE", "vm/run's console (ttyAMA0)"),
+        ("ARM_AMBA", "the PL011"),
+    ],
+}
+# Set where the tree's Kconfig has them, required then.
+WHERE_PRESENT = {
+    "common": [("CC_OPTIMIZE_FOR_PERFORMANCE", "KVM at -O2, as distributions build it"),
+               ("EXPERT", "KVM_SW_PROTECTED_VM"),
+               ("KVM_SW_PROTECTED_VM", "guest_memfd's private memory"),
+               ("RD_GZIP", "vm/bochs.sh's initrd"), ("RD_ZSTD", "vm/bochs.sh's initrd"),
+               ("IDLE_PAGE_TRACKING", "access_tracking_perf_test's page_idle")],
+    "x86_64": [("HYPERVISOR_GUEST", "PVH"),
+               ("PVH", "vm/run boots the uncompressed vmlinux (faster under TCG)"),
+               ("KERNEL_XZ", "vm/run extracts an xz-compressed vmlinux for PVH"),
+               ("X86_64_ACPI_NUMA", "vm/run --numa")],
+    "arm64": [],
+}
+
+
+def suite_fragment(path=None):
+    """The suite's `config` fragment (the repo's top level) as (NAME,
+    VALUE), modules built in (=m made =y): a whole kernel has no modules."""
+    path = path or os.path.join(debian.REPO, "config")
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"CONFIG_([A-Za-z0-9_]+)=(.*)", line.strip())
+            if m:
+                out.append((m.group(1), "y" if m.group(2) == "m" else m.group(2)))
+    return out
+
+
+def kconfig_symbols(src, arch, names):
+    """The NAMES a Kconfig file of SRC defines for ARCH (outside arch/,
+    or in arch/ARCH)."""
+    pat = r"^\s*(menu)?config (" + "|".join(sorted(names)) + r")\s*$"
+    # -R: a tree of symbolic links (cp -rs) is read through them.
+    r = subprocess.run(["grep", "-RHoE", pat, "--include=Kconfig*", "."], cwd=src,
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    mine = f"./arch/{kvm_tree.SRCARCH[arch]}/"
+    return {ln.split()[-1] for ln in r.stdout.splitlines()
+            if not ln.startswith("./arch/") or ln.startswith(mine)}
+
+
+def whole_settings(arch, src, fragment=None):
+    """[(NAME, VALUE, why)] a whole kernel's config needs on ARCH: the
+    guest's needs, KVM, and those of the suite's fragment and of
+    WHERE_PRESENT that SRC's Kconfig has for ARCH (KVM_AMD is x86's)."""
+    frag = [(n, v, "the suite's config fragment") for n, v in suite_fragment(fragment)]
+    opt = [(n, "y", why) for n, why in WHERE_PRESENT["common"] + WHERE_PRESENT[arch]]
+    have = kconfig_symbols(src, arch, [n for n, _, _ in frag + opt])
+    need = [o for o in frag if o[0] in have]
+    need += [(n, "y", why) for n, why in BOOT["common"] + BOOT[arch]]
+    need += [o for o in opt if o[0] in have] + [("KVM", "y", "the suite tests KVM")]
+    seen, out = set(), []
+    for n, v, why in need:
+        if n not in seen:
+            seen.add(n)
+            out.append((n, v, why))
+    return out
+
+
+def missing_options(settings, got):
+    """The first (NAME, VALUE, why) of SETTINGS the config GOT ({NAME:
+    VALUE}) does not have, or None."""
+    return next(((n, v, why) for n, v, why in settings if got.get(n, "n") != v), None)
+
+
+class WholeBuild(BuildDir):
+    """A whole kernel from any tree (KVM built in), with a small config:
+    out of tree, the tree only read, cached per tree, arch and config."""
+
+    def __init__(self, arch, src, patches=(), configs=(), jobs=2):
+        self.arch = arch
+        if not os.path.isdir(src):
+            raise UsageError(f"source tree '{src}' not found")
+        self.src = os.path.realpath(src)
+        self.version = debian.tree_version(self.src)
+        if not os.path.isfile(os.path.join(self.src, "arch", kvm_tree.SRCARCH[arch],
+                                           "Kconfig")):
+            raise UsageError(f"'{src}' is not a kernel source tree (no "
+                             f"arch/{kvm_tree.SRCARCH[arch]}/Kconfig)")
+        self.patches = [kvm_tree.Patch(p) for p in patches]
+        self.settings = [kvm_tree.parse_config_opt(c) for c in configs]
+        self.need = whole_settings(arch, self.src)
+        # One build directory a tree and arch: a change of options
+        # (--config, the suite's) rebuilds what reads them, in place.
+        key = "\0".join([self.src, arch, "whole"])
+        self.dir = os.path.join(debian.CACHE, "kvm-build",
+                                hashlib.sha256(key.encode()).hexdigest()[:12])
+        self.work = os.path.join(self.dir, "src")
+        self.obj = os.path.join(self.dir, "obj")
+        self.log = os.path.join(self.dir, "build.log")
+        self.uapi = os.path.join(self.dir, "usr")
+        self.jobs = jobs
+        self.release = ""
+
+    def make_cmd(self, *targets):
+        cross = "aarch64-linux-gnu-" if self.arch == "arm64" and host_arch() != "arm64" else ""
+        cmd = ["make", "-C", self.work, f"O={self.obj}", f"-j{self.jobs}",
+               "ARCH=" + ("arm64" if self.arch == "arm64" else "x86_64"), "LOCALVERSION="]
+        if cross:
+            cmd.append(f"CROSS_COMPILE={cross}")
+        if shutil.which("ccache"):
+            # Its own cache (CCACHE_DIR unless set), kept with the builds;
+            # paths relative to the build directories, the same in each
+            # (KEY/obj, KEY/src), so a second tree reuses what compiles the same.
+            os.environ.setdefault("CCACHE_DIR", os.path.join(debian.CACHE, "ccache"))
+            os.environ.setdefault("CCACHE_BASEDIR", os.path.join(debian.CACHE, "kvm-build"))
+            cmd += [f"CC=ccache {cross}gcc", "HOSTCC=ccache gcc"]
+        return cmd + list(targets)
+
+    def ensure_tools(self):
+        pkgs = ["make", "gcc", "flex", "bison", "bc", "libelf-dev", "libssl-dev", "ccache",
+                "xz-utils"]
+        if self.arch == "arm64" and host_arch() != "arm64":
+            pkgs.append("gcc-aarch64-linux-gnu")
+        debian.ensure_packages(*pkgs)
+
+    def configure(self):
+        """OBJ/.config: tinyconfig, the settings, olddefconfig; refused
+        (UsageError) when one the suite needs does not survive."""
+        want = os.path.join(self.dir, "config.want")
+        new = "\n".join([f"{n}={v}" for n, v, _ in self.need] +
+                        [f"{n}={v}" for n, v in self.settings]) + "\n"
+        dot = os.path.join(self.obj, ".config")
+        try:
+            with open(want, encoding="utf-8") as f:
+                if f.read() == new and os.path.isfile(dot):
+                    return 0.0
+        except OSError:
+            pass
+        t0 = time.monotonic()
+        os.makedirs(self.obj, exist_ok=True)
+        self.run_make("make tinyconfig", "tinyconfig")
+        settings = [(n, v) for n, v, _ in self.need] + self.settings
+        kvm_tree.write_config(dot, settings, dot)
+        self.run_make("make olddefconfig", "olddefconfig")
+        got = kvm_tree.read_config(dot)
+        miss = missing_options(self.need, got)
+        if miss:
+            n, v, why = miss
+            raise UsageError(f"the tree's Kconfig leaves CONFIG_{n}={got.get(n, 'n')}, the suite "
+                             f"needs {v} ({why}): {self.src} cannot build a kernel for it")
+        for n, v in self.settings:
+            if got.get(n, "n") != v:
+                raise UsageError(f"--config {n}={v} does not take: Kconfig leaves "
+                                 f"CONFIG_{n}={got.get(n, 'n')} (its dependencies are not met)")
+        with open(want, "w", encoding="utf-8") as f:
+            f.write(new)
+        return time.monotonic() - t0
+
+    def image_target(self):
+        return "Image" if self.arch == "arm64" else "bzImage"
+
+    def build(self):
+        """Build; returns (timings, [image, config])."""
+        with self.prepared() as t:
+            t["kernel"] = self.run_make(f"make {self.image_target()}", self.image_target())
+            t["headers"] = self.run_make("make headers_install", "headers_install",
+                                         f"INSTALL_HDR_PATH={self.uapi}")
+            r = subprocess.run(self.make_cmd("-s", "kernelrelease"), stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+            self.release = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else \
+                self.version
+            img = os.path.join(self.obj, "arch", kvm_tree.SRCARCH[self.arch], "boot",
+                               self.image_target())
+            return t, [img, os.path.join(self.obj, ".config")]
+
+    def install(self, out, artefacts):
+        """OUT/boot/vmlinuz-RELEASE (arm64: Image-RELEASE) and its
+        config-RELEASE, and kvm-build.json."""
+        check_out(out)
+        shutil.rmtree(os.path.join(out, "boot"), ignore_errors=True)
+        os.makedirs(os.path.join(out, "boot"))
+        name = ("Image-" if self.arch == "arm64" else "vmlinuz-") + self.release
+        shutil.copyfile(artefacts[0], os.path.join(out, "boot", name))
+        shutil.copyfile(artefacts[1], os.path.join(out, "boot", "config-" + self.release))
+        desc = {
+            "arch": self.arch, "release": self.release, "version": self.version,
+            "src": self.src, "whole": True, "uapi": os.path.join(self.uapi, "include"),
+            "patches": [{"file": os.path.abspath(p.path), "subject": p.subject,
+                         "sha256": p.digest} for p in self.patches],
+            "config": [f"{n}={v}" for n, v in self.settings],
+            "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        }
+        write_desc(out, desc)
+        desc["image"] = os.path.join(out, "boot", name)
+        return desc
+
+
+def check_out(out):
+    """Refuse an OUT that holds anything but a vm/kvm-build output."""
+    meta = os.path.join(out, "kvm-build.json")
+    if os.path.isdir(out) and os.listdir(out) and not os.path.isfile(meta):
+        raise UsageError(f"--out {out} is not empty and not a vm/kvm-build output: "
+                         "not touching it")
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise UsageError(f"--out {out} is not a directory")
+
+
+def write_desc(out, desc):
+    with open(os.path.join(out, "kvm-build.json"), "w", encoding="utf-8") as f:
+        json.dump(desc, f, indent=1)
+        f.write("\n")
+
+
+def is_whole(src, kernel, arch):
+    """A tree at another version than the Debian kernel KERNEL: its KVM
+    cannot be modules for that kernel, so the whole kernel is built."""
+    if src is None:
+        return False
+    if not os.path.isdir(src):
+        raise UsageError(f"source tree '{src}' not found")
+    return debian.tree_version(src) != debian.Kernel(kernel, arch).version
 
 
 def build_side(out, kernel="6.12", arch="x86_64", src=None, patches=(), configs=(),
                jobs=2):
     """Build KVM into OUT for bench/compare and bench/bisect-run: the
     description (kvm-build.json's) with 'vm_args', vm/run's arguments that
-    boot it.  Raises Fail (UsageError for bad input, BuildError)."""
+    boot it.  KVM modules for the Debian kernel KERNEL when SRC is at its
+    version (or not given: Debian's source), else the whole kernel from
+    SRC.  Raises Fail (UsageError for bad input, BuildError)."""
     t0 = time.monotonic()
-    b = Build(kernel, arch, src, patches, configs, jobs)
-    info(f"building KVM for {b.kernel} from {b.src}"
-         + "".join(f" + {p.subject}" for p in b.patches) + f" into {out}")
+    if is_whole(src, kernel, arch):
+        b = WholeBuild(arch, src, patches, configs, jobs)
+        info(f"building a whole kernel from {b.src} (Linux {b.version})"
+             + "".join(f" + {p.subject}" for p in b.patches) + f" into {out}")
+    else:
+        b = Build(kernel, arch, src, patches, configs, jobs)
+        info(f"building KVM for {b.kernel} from {b.src}"
+             + "".join(f" + {p.subject}" for p in b.patches) + f" into {out}")
     _, arts = b.build()
     desc = b.install(out, arts)
     desc["seconds"] = round(time.monotonic() - t0)
-    desc["kernel"] = kernel
-    desc["vm_args"] = ["--debian-kernel", kernel, "--kvm-modules", out]
+    if desc.get("whole"):
+        desc["kernel"] = desc["release"]
+        desc["vm_args"] = ["--kernel", desc.pop("image")]
+    else:
+        desc["kernel"] = kernel
+        desc["vm_args"] = ["--debian-kernel", kernel, "--kvm-modules", out]
     info(f"built in {desc['seconds']} s")
     return desc
 
 
-def last_lines(path, n=25):
-    """The compiler's last lines of a log: from its first error line if
-    one is near the end, else the last N."""
+def run_make(cmd, log_path, what):
+    """Run make CMD, its output appended to LOG_PATH; the seconds it took.
+    BuildError with the first error's lines when it fails."""
+    t0 = time.monotonic()
+    with open(log_path, "a", encoding="utf-8") as log:
+        log.write(f"\n=== {what}: {' '.join(cmd)}\n")
+        log.flush()
+        r = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    dt = time.monotonic() - t0
+    if r.returncode:
+        raise BuildError(f"{what} failed: {first_error(log_path)} (log: {log_path})")
+    return dt
+
+
+def first_error(path):
+    """The first compiler or make error line of a build log (one line)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+            for line in f:
+                if re.search(r"\berror\b|\*\*\*", line) and not line.startswith("==="):
+                    # The tree's paths, not the shadow's as make saw them
+                    # from OBJ (ccache's base directory makes them ../src/).
+                    return re.sub(r"^\.\./src/", "", line.strip())
     except OSError:
-        return ""
-    tail = lines[-200:]
-    for i, ln in enumerate(tail):
-        if re.search(r"\berror\b|Error \d+", ln):
-            tail = tail[i:]
-            break
-    return "\n".join("  " + ln for ln in tail[:n])
+        pass
+    return "no error line in the log"
 
 
 def parse_args(argv):
@@ -321,37 +586,65 @@ def parse_args(argv):
         description="Build KVM (x86_64: the kvm, kvm-amd, kvm-intel modules; arm64: the "
         "whole kernel) from a kernel source tree for a Debian kernel, into DIR, which "
         "vm/run --kvm-modules DIR boots in place of the packaged KVM.",
-        epilog="Exit status: 0 built; 1 the build failed (its last lines shown); 2 usage "
-        "or bad input (a patch that does not apply, a tree of another version, a "
-        "--config read outside KVM); 6 host set-up failed.")
+        epilog="--whole --src TREE: a whole kernel from any tree, KVM built in, with a "
+        "small config (tinyconfig, the suite's config fragment, what vm/run's guest "
+        "needs), and the tree's uapi headers; vm/run --kernel DIR/boot/IMAGE boots it.  "
+        "Exit status: 0 built; 1 the build failed (its first error shown); 2 usage "
+        "or bad input (not a kernel tree, a patch that does not apply, a tree of another "
+        "version, a config that lacks what KVM needs, a --config read outside KVM); 6 "
+        "host set-up failed.")
     p.add_argument("--debian-kernel", metavar="VERSION", default="6.12",
                    help="the Debian kernel (vm/run --debian-kernel: 6.12, "
                    "6.12.117+deb12; default 6.12)")
     p.add_argument("--src", metavar="TREE",
-                   help="kernel source tree at that kernel's version (only read); "
-                   "default: Debian's linux-source-SERIES, unpacked once")
+                   help="kernel source tree at that kernel's version, with --whole any "
+                   "version (only read); default: Debian's linux-source-SERIES, unpacked once")
     p.add_argument("--patch", metavar="FILE", action="append", default=[],
                    help="apply this patch (-p1, git format-patch) on top; repeat "
                    "for a series, in order")
     p.add_argument("--config", metavar="NAME=VALUE", action="append", default=[],
                    help="set a Kconfig option only KVM's code reads (e.g. "
                    "KVM_SW_PROTECTED_VM=y)")
+    p.add_argument("--whole", action="store_true",
+                   help="build a whole kernel from --src TREE, any version (KVM built in, "
+                   "a small config); no Debian kernel involved")
     p.add_argument("--arch", default=host_arch(), choices=["x86_64", "arm64", "aarch64"])
     p.add_argument("--jobs", "-j", type=int, default=min(2, os.cpu_count() or 1),
                    help="make -j (default: 2 at most)")
     p.add_argument("--out", metavar="DIR", required=True,
-                   help="where the modules tree (arm64: the kernel) goes")
+                   help="where the modules tree (arm64, --whole: the kernel, "
+                   "boot/IMAGE-RELEASE) goes")
     a = p.parse_args(argv)
     a.arch = "arm64" if a.arch == "aarch64" else a.arch
     if a.jobs < 1:
         p.error("--jobs must be at least 1")
+    if a.whole and not a.src:
+        p.error("--whole needs --src TREE")
     return a
+
+
+def main_whole(a, t0):
+    b = WholeBuild(a.arch, a.src, a.patch, a.config, a.jobs)
+    info(f"building a whole {a.arch} kernel (KVM built in) from {b.src} (Linux {b.version})"
+         + "".join(f"\n  + {p.subject} ({p.path})" for p in b.patches)
+         + (f"\n  config: {' '.join(a.config)}" if a.config else "")
+         + f"\n  cache {b.dir}")
+    t, arts = b.build()
+    desc = b.install(a.out, arts)
+    steps = ", ".join(f"{k} {v:.0f} s" for k, v in t.items() if v)
+    print(f"{PROG}: built {b.release} in {time.monotonic() - t0:.0f} s ({steps}): "
+          f"{desc['image']}")
+    print(f"{PROG}: boot it: vm/run --arch {a.arch} --kernel {desc['image']}; the suite "
+          f"against its uapi: make KHDR_INCLUDES='-isystem {desc['uapi']}'")
+    return 0
 
 
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         t0 = time.monotonic()
+        if a.whole:
+            return main_whole(a, t0)
         b = Build(a.debian_kernel, a.arch, a.src, a.patch, a.config, a.jobs)
         what = "kvm, kvm-amd, kvm-intel" if a.arch == "x86_64" else "the kernel (KVM built in)"
         info(f"building {what} for {b.kernel} from {b.src}"

@@ -20,8 +20,10 @@ MODES = ('patch', 'kvm-src')
 HELP = """  --patch FILES     KVM from Debian's source of --debian-kernel (A) against
                     the same with the patches applied in order (B), built
                     by vm/kvm-build (docs/kvm-build.md); VM boots alternate
-  --kvm-src A,B     KVM built from two kernel source trees (A, B), each at
-                    the version of --debian-kernel
+  --kvm-src TREE    with --patch: TREE (only read) is A's source, not Debian's
+  --kvm-src A,B     KVM built from two kernel source trees (A, B): a tree at
+                    the version of --debian-kernel gives KVM modules for it,
+                    any other a whole kernel (vm/kvm-build --whole)
   --debian-kernel V  --patch, --kvm-src: the Debian kernel (default 6.12)
   --table FILE      the cover-letter table (the command, base and change,
                     the figures that moved, those that did not and what
@@ -30,7 +32,8 @@ HELP = """  --patch FILES     KVM from Debian's source of --debian-kernel (A) ag
 
 
 def parse(c, opt, value):
-    """--patch, --kvm-src: the sides' specs on Config @c."""
+    """--patch, --kvm-src A,B, --kvm-src TREE (--patch's base): the
+    sides' specs on Config @c."""
     if opt == '--patch':
         c.patches = [p for p in value.split(',') if p]
         for p in c.patches:
@@ -38,6 +41,10 @@ def parse(c, opt, value):
                 raise UsageError("no patch '%s'" % p)
         c.patches = [os.path.abspath(p) for p in c.patches]
         c.spec_a, c.spec_b = '', ','.join(c.patches)
+    elif ',' not in value:
+        if not os.path.isdir(value):
+            raise UsageError("no kernel source tree '%s'" % value)
+        c.src_tree = os.path.abspath(value)
     else:
         for t in (c.spec_a, c.spec_b):
             if not os.path.isdir(t):
@@ -54,6 +61,7 @@ def build(c, out):
         kw = {'kernel': c.debian_kernel, 'arch': c.arch}
         if c.mode == 'patch':
             kw['patches'] = c.patches if s == 'b' else []
+            kw['src'] = c.src_tree or None
         else:
             kw['src'] = c.spec_a if s == 'a' else c.spec_b
         try:
@@ -63,13 +71,20 @@ def build(c, out):
                 print('bench/compare: %s' % e, file=sys.stderr)
             raise
     c.kernel = {s: c.kvm[s]['vm_args'] for s in 'ab'}
-    a = c.kvm['a']
-    base = 'KVM of %s built from %s' % (a['release'], a['src'])
+    base = side_text(c.kvm['a'])
     c.spec_a = base
     if c.mode == 'patch':
         c.spec_b = base + ' + ' + '; '.join(p['subject'] for p in c.kvm['b']['patches'])
     else:
-        c.spec_b = 'KVM of %s built from %s' % (c.kvm['b']['release'], c.kvm['b']['src'])
+        c.spec_b = side_text(c.kvm['b'])
+
+
+def side_text(desc):
+    """A side in words: KVM modules for a Debian kernel, or a whole kernel."""
+    if desc.get('whole'):
+        return 'Linux %s (whole kernel, KVM built in) built from %s' % (
+            desc['release'], desc['src'])
+    return 'KVM of %s built from %s' % (desc['release'], desc['src'])
 
 
 def cover_table(c, argv, compare_json, runs_text):

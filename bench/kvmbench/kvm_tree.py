@@ -336,7 +336,7 @@ def users_outside_kvm(src, arch, names):
         return {}
     s = SRCARCH[arch]
     pat = r"CONFIG_(" + "|".join(sorted(names)) + r")(_MODULE)?"
-    cmd = ["grep", "-rowE", pat, "--include=*.c", "--include=*.h", "--include=*.S",
+    cmd = ["grep", "-RowE", pat, "--include=*.c", "--include=*.h", "--include=*.S",
            "--include=Makefile*", "--include=Kbuild*", "--include=*.lds*",
            "--exclude-dir=Documentation", "--exclude-dir=tools", "--exclude-dir=samples",
            "--exclude-dir=.git", "."]

@@ -21,21 +21,34 @@ class LavaError(Exception):
         self.kind = kind
 
 
+def local_lab():
+    """(url, token) of the lab lava/lab started on this machine, or None."""
+    try:
+        with open(os.path.join(LAB_STATE, 'url')) as f:
+            url = f.read().strip()
+        with open(os.path.join(LAB_STATE, 'token')) as f:
+            tok = f.read().strip()
+    except OSError:
+        return None
+    return url.rstrip('/') + '/', tok
+
+
 def resolve(spec, token=None):
     """(url, token) of --lava SPEC: a URL (token from @token or
-    $LAVA_TOKEN), or `local`, the lab lava/lab started."""
+    $LAVA_TOKEN, or the local lab's when the URL is its), or `local`,
+    the lab lava/lab started."""
+    lab = local_lab()
     if spec == 'local':
-        try:
-            with open(os.path.join(LAB_STATE, 'url')) as f:
-                url = f.read().strip()
-            with open(os.path.join(LAB_STATE, 'token')) as f:
-                tok = f.read().strip()
-        except OSError:
+        if not lab:
             raise LavaError('unreachable', 'no local lab: start it with lava/lab start')
-        return url, token or tok
+        return lab[0], token or lab[1]
     if not spec.startswith(('http://', 'https://')):
         raise LavaError('usage', "bad --lava '%s' (a URL http://HOST[:PORT]/ or local)" % spec)
-    return spec.rstrip('/') + '/', token or os.environ.get('LAVA_TOKEN', '')
+    url = spec.rstrip('/') + '/'
+    token = token or os.environ.get('LAVA_TOKEN', '')
+    if not token and lab and lab[0] == url:
+        token = lab[1]          # the URL lava/lab start printed: our lab
+    return url, token
 
 
 class Lava:

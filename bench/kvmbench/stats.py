@@ -95,6 +95,40 @@ def min_runs(alpha):
     return n
 
 
+def least_runs(family_level=None, looks=1, other=None):
+    """The fewest runs a side can have and still reach a verdict: the
+    exact interval of one figure (the most lenient case: every further
+    figure that varies splits the level more) at the family level over
+    @looks looks, the other side having @other runs (None: as many).
+    Below it no run can decide, whatever the runs measure."""
+    alpha = figure_alpha(family_level or FAMILY_LEVEL, 1, looks)
+    if other is None:
+        return min_runs(alpha)
+    if other < 1:
+        return None
+    n = 1
+    while not rank_order(n, other, alpha):     # C(n + other, n) grows with n
+        n += 1
+    return n
+
+
+def runs_refusal(n, family_level=None, looks=1, other=None, opt='--runs'):
+    """'' if @n runs a side can reach a verdict, else the one line that
+    says the least (bench/compare, bench/bisect-run refuse before any
+    build or boot)."""
+    least = least_runs(family_level, looks, other)
+    if least is not None and n >= least:
+        return ''
+    level = (family_level or FAMILY_LEVEL) * 100
+    against = ' against the baseline\'s %d' % other if other is not None else ' a side'
+    if least is None:
+        return ('%d runs cannot reach a verdict against a baseline of %d: no run count can '
+                '(measure a baseline of more runs)' % (n, other))
+    return ('%s %d cannot reach a verdict: at %g%%%s the exact interval needs at least '
+            '%d runs%s' % (opt, n, level, ' over %d looks' % looks if looks > 1 else '', least,
+                           against))
+
+
 def shift_interval(a, b, alpha, logs):
     """Hodges-Lehmann shift of B against A (on log values if @logs) and
     its exact 1 - alpha interval: (shift, lo, hi); None with too few runs."""
