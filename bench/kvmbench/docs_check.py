@@ -133,19 +133,22 @@ def doc_pages(root, results=False):
     return [p for p in pages if os.path.exists(p)]
 
 
-def code_spans(text):
-    """(line number, content) of each inline code span outside fenced
-    code blocks."""
-    spans, fenced = [], False
+def text_lines(text):
+    """(line number, line, whether inside a fenced code block) of @text,
+    the fences' own lines left out."""
+    fenced = False
     for n, line in enumerate(text.splitlines(), 1):
         if line.lstrip().startswith('```'):
             fenced = not fenced
             continue
-        if fenced:
-            continue
-        for m in re.finditer(r'(`+)(.+?)\1', line):
-            spans.append((n, m.group(2).strip()))
-    return spans
+        yield n, line, fenced
+
+
+def code_spans(text):
+    """(line number, content) of each inline code span outside fenced
+    code blocks."""
+    return [(n, m.group(2).strip()) for n, line, fenced in text_lines(text) if not fenced
+            for m in re.finditer(r'(`+)(.+?)\1', line)]
 
 
 def as_glob(path):
@@ -276,10 +279,7 @@ def check_names(root):
     problems = []
     for page in doc_pages(root):
         rel = os.path.relpath(page, root)
-        fenced = False
-        for n, line in enumerate(read(page).splitlines(), 1):
-            if line.lstrip().startswith('```'):
-                fenced = not fenced
+        for n, line, fenced in text_lines(read(page)):
             if fenced:
                 continue
             for m in re.finditer(r'`([A-Za-z_]\w*)\([^`]*\)`', line):
@@ -305,11 +305,7 @@ def check_options(root):
     problems = []
     for page in doc_pages(root):
         rel = os.path.relpath(page, root)
-        fenced = False
-        for n, line in enumerate(read(page).splitlines(), 1):
-            if line.lstrip().startswith('```'):
-                fenced = not fenced
-                continue
+        for n, line, fenced in text_lines(read(page)):
             for cmd in [line] if fenced else re.findall(r'`([^`]+)`', line):
                 words = cmd.split()
                 if not words or words[0] in ('$', '#'):
