@@ -13,7 +13,7 @@ import unittest
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from kvmbench import bisect, compare, debian, runner  # noqa: E402
-from kvmbench import kvm_bisect, kvm_build, kvm_sides, kvm_tree  # noqa: E402
+from kvmbench import kvm_bisect, kvm_build, kvm_config, kvm_sides, kvm_tree  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 
@@ -205,16 +205,16 @@ class KvmWhole(unittest.TestCase):
         with tempfile.NamedTemporaryFile('w') as f:
             f.write('# c\nCONFIG_KVM=y\nCONFIG_KVM_AMD=m\nCONFIG_NR=4\n')
             f.flush()
-            self.assertEqual(kvm_build.suite_fragment(f.name),
+            self.assertEqual(kvm_config.suite_fragment(f.name),
                              [('KVM', 'y'), ('KVM_AMD', 'y'), ('NR', '4')])
         # The suite's own: every module built in.
-        frag = dict(kvm_build.suite_fragment())
+        frag = dict(kvm_config.suite_fragment())
         self.assertEqual((frag['KVM'], frag['KVM_AMD'], frag['KVM_INTEL']), ('y', 'y', 'y'))
 
     def test_settings_where_present(self):
         with tempfile.TemporaryDirectory() as d:
             write_files(d, TREE)
-            got = kvm_build.whole_settings('x86_64', d)
+            got = kvm_config.whole_settings('x86_64', d)
             names = [n for n, _, _ in got]
             self.assertEqual(len(names), len(set(names)))
             for n in ('KVM', 'KVM_AMD', 'KVM_INTEL', 'USERFAULTFD', 'HUGETLBFS',
@@ -226,17 +226,17 @@ class KvmWhole(unittest.TestCase):
             with tempfile.TemporaryDirectory() as e:    # a tree of symbolic links
                 links = os.path.join(e, 'links')
                 subprocess.run(['cp', '-rs', d, links], check=True)
-                self.assertEqual(kvm_build.whole_settings('x86_64', links), got)
-            arm = [n for n, _, _ in kvm_build.whole_settings('arm64', d)]
+                self.assertEqual(kvm_config.whole_settings('x86_64', links), got)
+            arm = [n for n, _, _ in kvm_config.whole_settings('arm64', d)]
             self.assertIn('SERIAL_AMBA_PL011_CONSOLE', arm)
             self.assertIn('KVM', arm)
             self.assertIn('USERFAULTFD', arm)
             for n in ('PVH', 'KVM_AMD', 'KVM_SW_PROTECTED_VM'):
                 self.assertNotIn(n, arm)                # x86's Kconfig only
-            self.assertEqual(kvm_build.missing_options(got, {n: v for n, v, _ in got}), None)
+            self.assertEqual(kvm_config.missing_options(got, {n: v for n, v, _ in got}), None)
             have = {n: v for n, v, _ in got}
             have['HUGETLBFS'] = 'n'
-            self.assertEqual(kvm_build.missing_options(got, have)[:2], ('HUGETLBFS', 'y'))
+            self.assertEqual(kvm_config.missing_options(got, have)[:2], ('HUGETLBFS', 'y'))
 
     def test_bad_trees(self):
         with tempfile.TemporaryDirectory() as d:
