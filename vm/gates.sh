@@ -106,7 +106,7 @@ fuzz_check() {
 host_kvm_check() {
 	local dir=$1 rc=0
 	if ! host_kvm_runs_guests "$dir/kvm"; then
-		echo "ok host /dev/kvm # SKIP $HOST_KVM_WHY"
+		tap_line skip "host /dev/kvm" "$HOST_KVM_WHY"
 		SKIPPED=$((SKIPPED + 1))
 		return
 	fi

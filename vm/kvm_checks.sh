@@ -62,7 +62,8 @@ expect() {
 	fi
 }
 run() { "$@"; RC=$?; return 0; }	# run CMD...: its status in RC, never fails
-verdict() { sed -n "s|^VERDICT figure=$2 .* verdict=\([a-z]*\)\$|\1|p" "$LOGS/$1"; }
+# verdict DIR FIGURE: FIGURE's verdict in bench/compare --out DIR's compare.json.
+verdict() { python3 "$REPO/bench/stats.py" figure "$1/compare.json" "$2" verdict 2>/dev/null; }
 
 echo "TAP version 13"
 check "vm/kvm-build from Debian's linux-source-$K (stock)" build.log \
@@ -90,12 +91,12 @@ check "bench/compare --patch (the TLB flush a fault)" compare.log \
 	"$REPO/bench/compare" --patch "$BAD" --debian-kernel "$K" --runs 6 --per-boot 3 \
 	--table "$OUT/cover.md" --out "$OUT/compare" -- "${TEST[@]}"
 for f in populate_ns vcpu.tlb_flush/page; do
-	v=$(verdict compare.log "$f")
+	v=$(verdict "$OUT/compare" "$f")
 	if [[ $v == worse ]]; then ok "compare --patch: $f worse"; else
 		not_ok "compare --patch: $f ${v:-missing}, wanted worse"; fi
 done
 for f in dirty_ns_avg get_ns_avg enable_ns vcpu.pf_fixed/page; do
-	v=$(verdict compare.log "$f")
+	v=$(verdict "$OUT/compare" "$f")
 	if [[ $v == same ]]; then ok "compare --patch: $f the same"; else
 		not_ok "compare --patch: $f ${v:-missing}, wanted the same"; fi
 done
