@@ -174,6 +174,17 @@ def build_suite(src, arch, out, log=None):
     return rc == 0
 
 
+def fresh_tree(arch, log=None, repo=REPO):
+    """build/<dir>/kselftest_install of @arch, made up to date (make
+    rebuilds what changed); its log @log (default <dir>.build.log).
+    BuildError if the build fails."""
+    out = os.path.join(repo, 'build', arch_dir(arch))
+    if not build_suite(repo, arch, out, log):
+        raise BuildError('the suite did not build for %s (log: %s)'
+                         % (arch_name(arch), log or out + '.build.log'))
+    return os.path.join(out, 'kselftest_install')
+
+
 def ensure_tree(arch, log=None, repo=REPO, say=None):
     """The kselftest install tree of @arch (tree_path), built with its
     packages if it has no kselftest-list.txt; @say(message) before a

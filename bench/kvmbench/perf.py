@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 
-from . import runner
+from . import build, runner
 from .cli import Parser, Usage
 from .render import Table
 
@@ -248,13 +248,14 @@ def vm_mem(size, vcpus):
 def run(c):
     if not runner.ensure(c.arch):
         return 1
-    out = os.path.join(runner.REPO, 'build', runner.arch_dir(c.arch))
     log = os.path.join(runner.REPO, 'build', 'logs', 'build-perf-%s.log' % c.arch)
     os.makedirs(os.path.dirname(log), exist_ok=True)
     print('%s: building for %s' % (PROG, c.arch), file=sys.stderr, flush=True)
-    if not runner.build(runner.REPO, c.arch, out, log):
+    try:
+        tests = build.fresh_tree(c.arch, log, runner.REPO)
+    except build.BuildError as e:
+        print('%s: %s' % (PROG, e), file=sys.stderr)
         return 1
-    tests = os.path.join(out, 'kselftest_install')
     if not c.where:
         c.where = 'vm'
         if c.arch != runner.host_arch():

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from . import fetch, runner, stats, trackdb
+from . import build, fetch, runner, stats, trackdb
 from .trackjudge import pair_level, version_key
 from .errors import Fail, UsageError
 from .results import Results, run_figures
@@ -470,11 +470,11 @@ def build_suites(archs):
     for arch in archs:
         if not runner.ensure(arch, 'python3'):
             raise Fail('installing the build dependencies failed')
-        d = os.path.join(runner.REPO, 'build', runner.arch_dir(arch))
         info('building the suite for %s' % arch)
-        if not runner.build(runner.REPO, arch, d):
-            raise Fail('the suite did not build for %s' % arch)
-        tests[arch] = os.path.join(d, 'kselftest_install')
+        try:
+            tests[arch] = build.fresh_tree(arch, repo=runner.REPO)
+        except build.BuildError as e:
+            raise Fail(str(e))
     return tests
 
 

@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from .. import runner, stats
+from .. import build as _build, runner, stats
 from ..cli import Usage
 from ..errors import Fail
 from ..stats_cli import median_text
@@ -108,10 +108,10 @@ def guest_run(test, timeout):
 
 def build(arch='x86_64'):
     """The suite built for @arch: the kselftest install directory."""
-    out = os.path.join(REPO, 'build', runner.arch_dir(arch))
-    if not runner.build(REPO, arch, out):
-        raise Fail('build failed (%s.build.log)' % out)
-    return os.path.join(out, 'kselftest_install')
+    try:
+        return _build.fresh_tree(arch, repo=REPO)
+    except _build.BuildError as e:
+        raise Fail(str(e))
 
 
 def vm_run(script, vm_args, timeout, arch='x86_64'):
