@@ -116,6 +116,30 @@ class Build(unittest.TestCase):
                     build.ensure_tree('arm64', repo=d, say=said.append)
             self.assertRegex(said[0], r'^no build/aarch64/kselftest_install: building')
 
+    def test_uapi_tree(self):
+        """The suite against a tree's uapi headers: a build directory per
+        headers' contents (the same headers share it), make given
+        KHDR_INCLUDES; no linux/kvm.h is refused."""
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, 'Makefile'), 'w') as f:
+                f.write(self.MAKEFILE.replace('echo $(ARCH)', 'echo "$(KHDR_INCLUDES)"'))
+            heads = []
+            for i, text in enumerate(('one', 'one', 'two')):
+                uapi = os.path.join(d, 'usr%d' % i, 'include')
+                os.makedirs(os.path.join(uapi, 'linux'))
+                with open(os.path.join(uapi, 'linux', 'kvm.h'), 'w') as f:
+                    f.write(text)
+                heads.append(uapi)
+            trees = [build.uapi_tree('x86_64', u, repo=d) for u in heads]
+            self.assertEqual(trees[0], trees[1])
+            self.assertNotEqual(trees[0], trees[2])
+            self.assertRegex(trees[0], r'/build/x86_64-uapi-[0-9a-f]{12}/kselftest_install$')
+            with open(os.path.join(trees[2], 'kselftest-list.txt')) as f:
+                self.assertEqual(f.read(), '-isystem %s\n' % heads[2])
+            os.remove(os.path.join(heads[0], 'linux', 'kvm.h'))
+            with self.assertRaisesRegex(build.BuildError, 'no uapi headers in .*no linux/kvm.h'):
+                build.uapi_tree('x86_64', heads[0], repo=d)
+
 
 if __name__ == '__main__':
     if sys.argv[1:] == ['--tap']:

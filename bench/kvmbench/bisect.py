@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import debian, kvm_bisect, runner, stats_cli
+from . import build as _build, debian, kvm_bisect, runner, stats_cli
 from .cli import Parser, Usage, test_command, vm_size
 from .errors import Fail
 from .results import Results, baseline_values
@@ -254,16 +254,25 @@ class Bisect:
         if vm_rc_cannot(rc):
             raise CannotTest()
 
-    def suite(self):
-        """Build the suite: its install tree in self.dir; CannotTest."""
+    def suite(self, kvm=None):
+        """Build the suite (against a whole kernel's uapi headers if @kvm,
+        the kernel's description, is one): its install tree in self.dir;
+        CannotTest."""
         c = self.c
         if not runner.ensure(c.arch, 'python3'):
             raise CannotTest()
-        d = os.path.join(runner.REPO, 'build', runner.arch_dir(c.arch))
-        if not runner.build(runner.REPO, c.arch, d):
-            info('building the suite failed')
-            raise CannotTest()
-        self.dir = os.path.join(d, 'kselftest_install')
+        if kvm and kvm.get('whole'):
+            try:
+                self.dir = _build.uapi_tree(c.arch, kvm['uapi'])
+            except _build.BuildError as e:
+                info('%s: cannot test' % e)
+                raise CannotTest()
+        else:
+            d = os.path.join(runner.REPO, 'build', runner.arch_dir(c.arch))
+            if not runner.build(runner.REPO, c.arch, d):
+                info('building the suite failed')
+                raise CannotTest()
+            self.dir = os.path.join(d, 'kselftest_install')
         if not os.access(os.path.join(self.dir, 'kvm', c.test), os.X_OK):
             info("no test '%s' in the suite" % c.test)
             raise CannotTest()
@@ -271,12 +280,14 @@ class Bisect:
     def judge_one(self, cand):
         """0 good, 1 bad; CannotTest."""
         c = self.c
+        kvm = None
         if c.kvm_modules or c.patch_list:
             try:
-                cand = kvm_bisect.candidate(c, os.path.join(self.out, 'kvm'), info)
+                kvm = kvm_bisect.candidate(c, os.path.join(self.out, 'kvm'), info)
             except Fail:
                 info('building KVM failed: cannot test')
                 raise CannotTest()
+            cand = kvm['vm_args']
         if c.build:
             info('building: ' + c.build)
             if subprocess.run(['bash', '-c', c.build], stdout=sys.stderr).returncode:
@@ -289,7 +300,7 @@ class Bisect:
             if c.modules and not os.path.isdir(c.modules):
                 info("no modules dir '%s': cannot test" % c.modules)
                 raise CannotTest()
-        self.suite()
+        self.suite(kvm)
         self.results = Results(self.out, PROG)
         if c.base_kind == 'kernel':
             # Boots alternate: baseline, candidate, candidate, baseline.
@@ -351,8 +362,9 @@ class Bisect:
         if not c.baseline:
             info('the baseline: KVM from the unpatched source, %d runs' % c.runs)
             try:
-                args = kvm_bisect.stock(c, os.path.join(self.out, 'kvm-base'))
-                self.suite()
+                kvm = kvm_bisect.stock(c, os.path.join(self.out, 'kvm-base'))
+                args = kvm['vm_args']
+                self.suite(kvm)
             except (Fail, CannotTest):
                 print('BISECT undecided: the unpatched source cannot be tested')
                 return 125

@@ -4,7 +4,8 @@
 Arch names (x86_64, arm64; aarch64 and amd64 are aliases) and their
 build/ directories, the Debian packages a build needs (installed as
 root, else the command to run is printed), the static kselftest install
-of the suite for an arch under build/<dir>/kselftest_install, and the
+of the suite for an arch under build/<dir>/kselftest_install (and
+against a kernel tree's uapi headers, uapi_tree), and the
 vm/run options for a kernel a user names (kernel_args).  vm/run,
 vm/suite, bench/ (through vm/build-deps.sh), bench/compare and lava/ all
 build through here.
@@ -19,6 +20,7 @@ build through here.
   python3 -m kvmbench.build arch-dir ARCH        the build/ subdirectory
 """
 import argparse
+import hashlib
 import os
 import re
 import subprocess
@@ -151,23 +153,26 @@ def ensure_deps(*words):
     ensure_packages(deps(words))
 
 
-def make_command(src, arch, out, jobs=None):
-    """The make command of a static kselftest install of @src for @arch in @out."""
+def make_command(src, arch, out, jobs=None, uapi=None):
+    """The make command of a static kselftest install of @src for @arch in
+    @out (against the uapi headers in @uapi if given, else the default's)."""
     return ['make', '-s', '-C', src, 'ARCH=' + arch_name(arch), 'STATIC=1', 'O=' + out,
-            '-j%d' % (jobs or os.cpu_count() or 1), 'kselftest_install']
+            '-j%d' % (jobs or os.cpu_count() or 1)] + (
+                ['KHDR_INCLUDES=-isystem ' + uapi] if uapi else []) + ['kselftest_install']
 
 
-def build_suite(src, arch, out, log=None):
-    """A static build of the suite in @src for @arch under @out, its
-    kselftest install tree in out/kselftest_install (what vm/run copies
-    into the VM); make's output in @log (default out.build.log), its last
-    30 lines on stderr if it fails.  True if it built."""
+def build_suite(src, arch, out, log=None, uapi=None):
+    """A static build of the suite in @src for @arch under @out (against
+    the uapi headers in @uapi if given), its kselftest install tree in
+    out/kselftest_install (what vm/run copies into the VM); make's output
+    in @log (default out.build.log), its last 30 lines on stderr if it
+    fails.  True if it built."""
     log = log or out.rstrip('/') + '.build.log'
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     os.makedirs(os.path.dirname(os.path.abspath(log)), exist_ok=True)
     with open(log, 'w') as f:
-        rc = subprocess.call(make_command(src, arch, out), stdout=f, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL)
+        rc = subprocess.call(make_command(src, arch, out, uapi=uapi), stdout=f,
+                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     if rc:
         with open(log, errors='replace') as f:
             sys.stderr.write(''.join(f.readlines()[-30:]))
@@ -182,6 +187,34 @@ def fresh_tree(arch, log=None, repo=REPO):
     if not build_suite(repo, arch, out, log):
         raise BuildError('the suite did not build for %s (log: %s)'
                          % (arch_name(arch), log or out + '.build.log'))
+    return os.path.join(out, 'kselftest_install')
+
+
+def uapi_digest(uapi):
+    """A digest of the uapi headers under @uapi (names and contents)."""
+    h = hashlib.sha256()
+    for top, dirs, files in sorted(os.walk(uapi)):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(top, name)
+            h.update(os.path.relpath(path, uapi).encode() + b'\0')
+            with open(path, 'rb') as f:
+                h.update(f.read())
+    return h.hexdigest()[:12]
+
+
+def uapi_tree(arch, uapi, repo=REPO):
+    """The suite's kselftest install tree for @arch built against the uapi
+    headers in @uapi (a kernel tree's, as vm/kvm-build installs them):
+    build/<dir>-uapi-<digest of the headers>/kselftest_install, made up
+    to date, so that kernels whose trees have the same headers share one
+    build.  BuildError if @uapi has no linux/kvm.h or the build fails."""
+    if not os.path.isfile(os.path.join(uapi, 'linux', 'kvm.h')):
+        raise BuildError('no uapi headers in %s (no linux/kvm.h)' % uapi)
+    out = os.path.join(repo, 'build', '%s-uapi-%s' % (arch_dir(arch), uapi_digest(uapi)))
+    if not build_suite(repo, arch, out, uapi=uapi):
+        raise BuildError('the suite did not build for %s against the uapi headers of %s '
+                         '(log: %s.build.log)' % (arch_name(arch), uapi, out))
     return os.path.join(out, 'kselftest_install')
 
 

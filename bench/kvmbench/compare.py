@@ -342,6 +342,8 @@ class Compare:
         if c.mode == 'builds':
             self.dirs = {'a': self.install_tree(c.spec_a, 'a'),
                          'b': self.install_tree(c.spec_b, 'b')}
+        elif getattr(c, 'kvm', None) and 'tests' in c.kvm['a']:
+            self.dirs = {s: c.kvm[s]['tests'] for s in 'ab'}
         else:
             d = self.install_tree('', 'a')
             self.dirs = {'a': d, 'b': d}
@@ -365,7 +367,10 @@ class Compare:
         else:
             vmrun = ['--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
                 '--smp', str(c.smp), '--mem', c.mem, '--hugepages', c.hugepages]
-            two = self.dirs['b'] != self.dirs['a']
+            # A boot runs one side: its tests are /tests/kvm (--kernels,
+            # whole kernels with their trees' uapi); one boot of both
+            # sides has B's in /tests/kvm-b.
+            two = self.dirs['b'] != self.dirs['a'] and not boots(c)
             self.backend = runner.VM(c.test, vmrun, c.env,
                                      {'a': '/tests/kvm', 'b': '/tests/kvm-b' if two
                                       else '/tests/kvm'}, c.run_timeout, c.profile)
@@ -386,7 +391,7 @@ class Compare:
                     self.nboot += 1
                     info('boot %d of %d: %s' % (self.nboot, self.boots, s.upper()))
                     before = len(self.results.status())
-                    rc = self.backend.run(runs, self.results, self.dirs['a'],
+                    rc = self.backend.run(runs, self.results, self.dirs[s],
                                           c.run_timeout * (c.per_boot + 2), c.kernel[s])
                     lost = c.per_boot + c.warmup - len(self.results.status()) + before
                     if lost:

@@ -64,7 +64,8 @@ def read_patch_list(path):
 def candidate(c, out, info):
     """Build the candidate's KVM into OUT (--kvm-modules: from the
     current directory; --patch-list: Debian's source and those patches);
-    vm/run's arguments for it.  Fail on a build failure or bad input."""
+    its description (vm/run's arguments in 'vm_args', a whole kernel's
+    uapi headers in 'uapi').  Fail on a build failure or bad input."""
     kw = {'kernel': c.kvm_kernel, 'arch': c.arch}
     if c.kvm_modules:
         kw['src'] = os.getcwd()
@@ -72,7 +73,7 @@ def candidate(c, out, info):
         kw['patches'] = read_patch_list(c.patch_list)
         kw['src'] = c.kvm_src or None
     try:
-        return kvm_build.build_side(out, **kw)['vm_args']
+        return kvm_build.build_side(out, **kw)
     except Fail as e:
         if str(e):
             info(str(e))
@@ -80,10 +81,10 @@ def candidate(c, out, info):
 
 
 def stock(c, out):
-    """vm/run's arguments for KVM built from the unpatched source
-    (--kvm-src TREE, else Debian's)."""
+    """KVM built from the unpatched source (--kvm-src TREE, else
+    Debian's): its description, as candidate()'s."""
     return kvm_build.build_side(out, kernel=c.kvm_kernel, arch=c.arch,
-                                src=c.kvm_src or None)['vm_args']
+                                src=c.kvm_src or None)
 
 
 def series_items(files, subjects):

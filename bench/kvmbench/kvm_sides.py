@@ -13,7 +13,7 @@ import json
 import os
 import sys
 
-from . import cover, kvm_build
+from . import build as _build, cover, kvm_build
 from .errors import Fail, UsageError
 
 MODES = ('patch', 'kvm-src')
@@ -53,9 +53,11 @@ def parse(c, opt, value):
 
 def build(c, out):
     """Build both sides into OUT/kvm-a, OUT/kvm-b; vm/run's arguments of
-    each side in c.kernel, their descriptions in c.spec_a, c.spec_b.
-    A patch that does not apply or a bad tree: UsageError (exit 2); a
-    failed build: BuildError (exit 1)."""
+    each side in c.kernel, their descriptions in c.spec_a, c.spec_b; a
+    whole kernel's side has the suite built against its tree's uapi
+    headers (right after its build: the sides may share one build
+    directory) in c.kvm[side]['tests'].  A patch that does not apply or
+    a bad tree: UsageError (exit 2); a failed build: BuildError (exit 1)."""
     c.kvm = {}
     for s in 'ab':
         kw = {'kernel': c.debian_kernel, 'arch': c.arch}
@@ -66,6 +68,11 @@ def build(c, out):
             kw['src'] = c.spec_a if s == 'a' else c.spec_b
         try:
             c.kvm[s] = kvm_build.build_side(os.path.join(out, 'kvm-' + s), **kw)
+            if c.kvm[s].get('whole'):
+                c.kvm[s]['tests'] = _build.uapi_tree(c.arch, c.kvm[s]['uapi'])
+        except _build.BuildError as e:
+            print('bench/compare: %s' % e, file=sys.stderr)
+            raise Fail('') from None
         except Fail as e:
             if str(e):
                 print('bench/compare: %s' % e, file=sys.stderr)
