@@ -321,6 +321,24 @@ class Track(unittest.TestCase):
         self.assertIn('no change larger than', trackjudge.words(j['streams'][0]['figures'][0]
                                                                 ['neighbours'][0]))
 
+    def test_two_steps_sized_apart(self):
+        """Each change point is sized over the runs between its neighbours
+        in the stream: a 1% step followed by a 20% one is 1% and 20%,
+        not the 1% step swallowed by the runs after the 20% one."""
+        rng = random.Random(7)
+        level = [100] * 4 + [101] * 4 + [121.2] * 4
+        groups = [[v * (1 + rng.gauss(0, 0.001)) for _ in range(8)] for v in level]
+        pts = trackjudge.sized_points(groups, 0.01, 'ns')
+        self.assertEqual([p['g'] for p in pts], [4, 8])
+        self.assertAlmostEqual(pts[0]['ratio'], 1.01, delta=0.002)
+        self.assertAlmostEqual(pts[1]['ratio'], 1.2, delta=0.004)
+        for p in pts:
+            self.assertLess(p['lo'], p['ratio'])
+            self.assertGreater(p['hi'], p['ratio'])
+            self.assertEqual(p['verdict'], 'worse')
+        self.assertEqual(trackjudge.changepoint_segment([4, 8], 4, 12), (0, 8))
+        self.assertEqual(trackjudge.changepoint_segment([4, 8], 8, 12), (4, 12))
+
     def test_judge_aa(self):
         j = self.judged(None)
         self.assertEqual(trackjudge.changes(j), [])

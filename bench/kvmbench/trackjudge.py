@@ -90,22 +90,33 @@ def judge(db, cmds, level, order=None, permutations=changepoint.PERMUTATIONS):
                 f['neighbours'].append(dict(r, i=i, a_kernel=a, b_kernel=b))
             groups = f['values']
             if all(groups) and len(groups) > 1:
-                for g, p in changepoint.change_points(groups, permutations=permutations):
-                    lo, hi = changepoint_segment(f['points'], g, len(groups))
-                    before = [v for x in groups[lo:g] for v in x]
-                    after = [v for x in groups[g:hi] for v in x]
-                    f['points'].append(dict(size(before, after, alpha, f['unit']), g=g, p=p,
-                                            a_kernel=kernels[g - 1], b_kernel=kernels[g]))
+                f['points'] = [dict(pt, a_kernel=kernels[pt['g'] - 1], b_kernel=kernels[pt['g']])
+                               for pt in sized_points(groups, alpha, f['unit'], permutations)]
             s['figures'].append(f)
         streams.append(s)
     return {'streams': streams, 'unjudged': unjudged, 'level': level}
 
 
-def changepoint_segment(points, g, n):
-    """The segment of the stream around change point @g, bounded by the
-    change points already found (@points, in the order found)."""
-    lo = max([p['g'] for p in points if p['g'] < g], default=0)
-    hi = min([p['g'] for p in points if p['g'] > g], default=n)
+def sized_points(groups, alpha, unit, permutations=changepoint.PERMUTATIONS):
+    """The change points of @groups (one a kernel, its runs' values),
+    each sized by size() over the runs from the change point before it to
+    the one after it: [dict(size's, g=g, p=p)] in stream order."""
+    found = changepoint.change_points(groups, permutations=permutations)
+    points = []
+    for g, p in found:
+        lo, hi = changepoint_segment([c for c, _ in found], g, len(groups))
+        before = [v for x in groups[lo:g] for v in x]
+        after = [v for x in groups[g:hi] for v in x]
+        points.append(dict(size(before, after, alpha, unit), g=g, p=p))
+    return points
+
+
+def changepoint_segment(cuts, g, n):
+    """The segment [lo, hi) of a stream of @n groups around change point
+    @g: from the change point before it to the one after it (of @cuts,
+    every change point of the stream), else the stream's ends."""
+    lo = max([c for c in cuts if c < g], default=0)
+    hi = min([c for c in cuts if c > g], default=n)
     return lo, hi
 
 
