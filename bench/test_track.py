@@ -339,6 +339,34 @@ class Track(unittest.TestCase):
         self.assertEqual(trackjudge.changepoint_segment([4, 8], 4, 12), (0, 8))
         self.assertEqual(trackjudge.changepoint_segment([4, 8], 8, 12), (4, 12))
 
+    def stream_of_boots(self, rng, boot_sd, first=0.0, kernels=6, boots=2, runs=4):
+        """Cells for boot_effect: each boot's runs 100 * (1 + boot offset
+        (sd @boot_sd) + noise (sd 0.001)), the first run of a boot @first
+        lower (a place in the boot that matters alike in every boot)."""
+        return [[[100 * (1 + off + rng.gauss(0, 0.001) - (first if i == 0 else 0))
+                  for i in range(runs)]
+                 for off in [rng.gauss(0, boot_sd) for _ in range(boots)]]
+                for _ in range(kernels)]
+
+    def test_boot_effect(self):
+        """Boots that differ by ~1% with runs steady to 0.1% are found;
+        runs independent of their boot are flagged at about the test's
+        1%, a first run 3% low in every boot included; no kernel with two
+        boots of two runs: None."""
+        rng = random.Random(11)
+        r = trackjudge.boot_effect(self.stream_of_boots(rng, 0.01))
+        self.assertLess(r['p'], changepoint.THRESHOLD)
+        self.assertGreater(r['spread'], 0.5)
+        flagged = sum(trackjudge.boot_effect(self.stream_of_boots(rng, 0, first))['p'] <
+                      changepoint.THRESHOLD for first in [0, 0.03] * 100)
+        self.assertLessEqual(flagged, 6)
+        self.assertIsNone(trackjudge.boot_effect([[[1, 2, 3]], [[1], [2]]]))
+        lines = trackjudge.boot_effect_lines({'boot_effects': [
+            ('x86_64', 'dp', 'rate', {'p': 0.005, 'spread': 1.3})]})
+        self.assertIn('more boots a kernel', lines[0])
+        self.assertEqual(lines[1], "  x86_64 dp rate: p=0.005, one kernel's boots differ by "
+                         "up to 1.3%")
+
     def test_judge_aa(self):
         j = self.judged(None)
         self.assertEqual(trackjudge.changes(j), [])

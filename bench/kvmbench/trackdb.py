@@ -272,6 +272,17 @@ class DB:
             units[name] = unit
         return out, units
 
+    def boot_values(self):
+        """{(arch, command): {kernel: {figure: {boot: [values]}}}}: each
+        run's figures by the boot it ran in."""
+        sql = ('SELECT r.arch, r.command, r.kernel, r.boot, r.run_idx, f.name, f.value '
+               'FROM runs r JOIN figures f ON f.run_id = r.id')
+        out = {}
+        for a, c, k, boot, _, name, v in sorted(self.q(sql)):
+            out.setdefault((a, c), {}).setdefault(k, {}).setdefault(name, {}).setdefault(
+                boot, []).append(v)
+        return out
+
     def kernels(self):
         """The kernels stored, in the order their first run was stored."""
         return [r[0] for r in self.q('SELECT kernel FROM runs GROUP BY kernel ORDER BY min(id)')]

@@ -22,6 +22,7 @@ one-kernel excursion (up, then back) is two neighbour verdicts but may
 be no change point (or two).  docs/track.md says more.
 """
 import math
+import random
 import re
 
 from . import changepoint, stats
@@ -94,7 +95,9 @@ def judge(db, cmds, level, order=None, permutations=changepoint.PERMUTATIONS):
                                for pt in sized_points(groups, alpha, f['unit'], permutations)]
             s['figures'].append(f)
         streams.append(s)
-    return {'streams': streams, 'unjudged': unjudged, 'level': level}
+    judged = {'streams': streams, 'unjudged': unjudged, 'level': level}
+    judged['boot_effects'] = boot_effects(db, judged, permutations)
+    return judged
 
 
 def sized_points(groups, alpha, unit, permutations=changepoint.PERMUTATIONS):
@@ -109,6 +112,66 @@ def sized_points(groups, alpha, unit, permutations=changepoint.PERMUTATIONS):
         after = [v for x in groups[g:hi] for v in x]
         points.append(dict(size(before, after, alpha, unit), g=g, p=p))
     return points
+
+
+def boot_ss(cells):
+    """The sum of squares between the boots of each kernel: @cells, one a
+    kernel, are lists (one a boot) of its runs' values."""
+    ss = 0.0
+    for boots in cells:
+        runs = [v for b in boots for v in b]
+        m = sum(runs) / len(runs)
+        ss += sum(len(b) * (sum(b) / len(b) - m) ** 2 for b in boots)
+    return ss
+
+
+def boot_effect(cells, permutations=changepoint.PERMUTATIONS, seed=0):
+    """Are runs of one boot more alike than runs of different boots of the
+    same kernel?  @cells: one a kernel, a list (one a boot) of its runs'
+    values in the order they ran.  The permutation p-value of the
+    between-boot sum of squares (of log values) against the same with the
+    runs exchanged between each kernel's boots position by position (the
+    first run of a boot with the first of another: a run's place in its
+    boot may matter, alike in every boot), and the largest spread of one
+    kernel's boots' means in percent; None where no kernel has two boots
+    with two runs."""
+    cells = [boots for boots in cells if len(boots) > 1 and all(len(b) > 1 for b in boots)]
+    if not cells or any(v <= 0 for boots in cells for b in boots for v in b):
+        return None
+    spread = max(max(means) / min(means) - 1 for means in
+                 ([sum(b) / len(b) for b in boots] for boots in cells)) * 100
+    cells = [[[math.log(v) for v in b] for b in boots] for boots in cells]
+    rng = random.Random(seed)
+    q = boot_ss(cells)
+    ge = 0
+    for _ in range(permutations):
+        shuffled = []
+        for boots in cells:
+            new = [list(b) for b in boots]
+            for i in range(max(len(b) for b in boots)):
+                at = [j for j, b in enumerate(boots) if len(b) > i]
+                vals = [boots[j][i] for j in at]
+                rng.shuffle(vals)
+                for j, v in zip(at, vals):
+                    new[j][i] = v
+            shuffled.append(new)
+        ge += boot_ss(shuffled) >= q
+    return {'p': (1 + ge) / (1 + permutations), 'spread': spread}
+
+
+def boot_effects(db, judged, permutations=changepoint.PERMUTATIONS):
+    """The judged figures whose runs depend on their boot (boot_effect's p
+    below changepoint.THRESHOLD): [(arch, command, figure, result)]."""
+    bv = db.boot_values()
+    out = []
+    for s in judged['streams']:
+        kv = bv.get((s['arch'], s['command']), {})
+        for f in s['figures']:
+            cells = [list(kv.get(k, {}).get(f['figure'], {}).values()) for k in s['kernels']]
+            r = boot_effect(cells, permutations)
+            if r and r['p'] < changepoint.THRESHOLD:
+                out.append((s['arch'], s['command'], f['figure'], r))
+    return out
 
 
 def changepoint_segment(cuts, g, n):
@@ -176,6 +239,20 @@ def changes(judged):
     return out
 
 
+BOOT_EFFECT_HEAD = ('runs of one boot more alike than runs of different boots, p < %g (the '
+                    'intervals take every run as independent: for these figures they are too '
+                    'narrow; more boots a kernel, --per-boot 1 or 2, give honest ones):'
+                    % changepoint.THRESHOLD)
+
+
+def boot_effect_lines(judged):
+    """The boot_effects found, a line each under BOOT_EFFECT_HEAD; [] if none."""
+    fx = judged.get('boot_effects') or []
+    return ([BOOT_EFFECT_HEAD] + ['  %s %s %s: p=%.3f, one kernel\'s boots differ by up to '
+                                  '%.1f%%' % (a, c, f, r['p'], r['spread'])
+                                  for a, c, f, r in fx]) if fx else []
+
+
 def text(judged):
     """The plain-text verdicts: the changes first, then what did not move."""
     lines = []
@@ -203,6 +280,7 @@ def text(judged):
     if not any(r['verdict'] == 'same' for s in judged['streams'] for f in s['figures']
                for r in f['neighbours']):
         lines.append('  none')
+    lines += boot_effect_lines(judged)
     for (arch, a, b), att in sorted(judged.get('attribution', {}).items()):
         lines.append('Debian changelog, %s -> %s (%s): %d KVM/mm entries%s' % (
             a, b, arch, len(att['entries']), ':' if att['entries'] else ''))

@@ -120,6 +120,11 @@ def write(judged, out):
             '<li>%s: %s</li>' % (html.escape(v), html.escape(e)) for v, e in att['entries'])
             + '</ul>')
         md += ['### ' + head, ''] + ['- %s: %s' % e for e in att['entries']] + ['']
+    fx = trackjudge.boot_effect_lines(judged)
+    if fx:
+        h.append('<h2>Boots</h2><p>%s</p><ul>' % html.escape(fx[0]) + ''.join(
+            '<li>%s</li>' % html.escape(ln.strip()) for ln in fx[1:]) + '</ul>')
+        md += ['## Boots', '', fx[0], ''] + ['- ' + ln.strip() for ln in fx[1:]] + ['']
     if judged['unjudged']:
         h.append('<h2>Not judged</h2><ul>' + ''.join('<li>%s</li>' % html.escape(u)
                                                       for u in judged['unjudged']) + '</ul>')
