@@ -417,6 +417,20 @@ class Attribution(unittest.TestCase):
                                'mm: fixture entry about the page allocator',
                                'KVM: Fixture entry for both arches'])
 
+    def test_signed_stanza(self):
+        """The kernel's version is its newest stanza's, signed or not: in
+        6.1's changelogs the signed stanza holds the release's entries."""
+        with open(os.path.join(BENCH, 'testdata', 'track', 'changelog-6.1.Debian')) as f:
+            text = f.read()
+        self.assertEqual(attribute.top_version(text), '6.1.180')
+        with open(os.path.join(BENCH, 'testdata', 'track', 'changelog.Debian')) as f:
+            self.assertEqual(attribute.top_version(f.read()), '6.12.103')
+        got = attribute.kvm_entries(attribute.parse_changelog(text), '6.1.177', '6.1.180',
+                                    'amd64')
+        self.assertEqual(got, [('6.1.180', "KVM: Fixture entry of 6.1.178, carried by the "
+                                "signed stanza"),
+                               ('6.1.180', 'mm/vmscan: fixture entry of 6.1.180')])
+
     def test_files(self):
         with tempfile.TemporaryDirectory() as d:
             a, b = os.path.join(d, 'a'), os.path.join(d, 'b')

@@ -100,12 +100,14 @@ def image_changelog(version, arch):
 
 
 def top_version(text):
-    """The upstream version of a changelog's newest kernel stanza (not
-    the linux-signed wrapper's)."""
-    for src, ver, _ in parse_changelog(text):
-        if not src.startswith('linux-signed'):
-            return upstream(ver)
-    raise SetupError('no kernel version in the changelog')
+    """The upstream version of a changelog's newest stanza: the kernel's,
+    whether that stanza is the linux-signed package's (6.12: a wrapper
+    above the kernel's own stanza; 6.1: the stanza that holds the
+    release's entries, above the previous release's) or the kernel's."""
+    st = parse_changelog(text)
+    if not st:
+        raise SetupError('no kernel version in the changelog')
+    return upstream(st[0][1])
 
 
 def changelog_between(older, newer, arch):
