@@ -2,8 +2,9 @@
 """kvmbench.kvm_bisect: bench/bisect-run with KVM built from source.
 
 --kvm-modules: the candidate is KVM built (vm/kvm-build) from the current
-directory, a kernel git tree at --debian-kernel's version, as a step of
-`git bisect run`: each step builds only KVM.  --series DIR: a `git
+directory, a kernel git tree, as a step of `git bisect run`: at
+--debian-kernel's version each step builds only KVM, at any other the
+whole kernel (kvm_build.build_side).  --series DIR: a `git
 format-patch` directory on top of Debian's source of --debian-kernel,
 bisected in a scratch repository whose commit N lists the first N
 patches (commit 0, the unpatched source, is the baseline: measured first
@@ -19,8 +20,10 @@ from . import kvm_build, kvm_tree
 from .errors import Fail, UsageError
 
 HELP = """  --kvm-modules      (in a kernel git tree, as the command of git bisect run)
-                     judge KVM built from this tree (vm/kvm-build) for
-                     --debian-kernel, whose packaged kernel boots it
+                     judge KVM built from this tree (vm/kvm-build, the tree
+                     only read): at --debian-kernel's version KVM modules
+                     its packaged kernel boots, at any other the whole
+                     kernel (KVM built in), each step incremental
   --series DIR       bisect a git format-patch directory (its *.patch in
                      order) on top of Debian's source of --debian-kernel,
                      in a scratch repository; the unpatched source is the
