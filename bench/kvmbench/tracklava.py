@@ -198,6 +198,8 @@ def measure(a, cmds, kernels, db, api):
                 jobs.collect(jid, job, *pending.pop(jid))
         if pending:
             time.sleep(POLL)
+    if not os.listdir(out):
+        os.rmdir(out)       # no job: nothing to keep
     return jobs.counts, jobs.per_kernel
 
 
