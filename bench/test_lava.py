@@ -532,6 +532,20 @@ class TrackJobs(Server):
             self.assertEqual(rc, 2, err)
             self.assertIn(msg, err)
             self.assertEqual(len(err.strip().splitlines()), 1, err)
+        rc, _, err = self.track('--artifacts', 'nowhere')
+        self.assertEqual(rc, 2)
+        self.assertIn("--artifacts 'nowhere': DIR=URL", err)
+        # A lab not on this machine needs the boot pieces served.
+        real = tracklava.lavajobs.connect
+
+        def remote(*args):
+            api = real(*args)
+            api.local = False
+            return api
+        with mock.patch.object(tracklava.lavajobs, 'connect', remote):
+            rc, _, err = self.track()
+        self.assertEqual(rc, 2)
+        self.assertIn('give --artifacts DIR=URL', err)
         self.fake.devices = [d for d in self.fake.devices if d['device_type'] != 'qemu']
         rc, _, err = self.track()
         self.assertEqual(rc, 2)

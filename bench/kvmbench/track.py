@@ -107,6 +107,9 @@ def parser():
                    'spread over its devices')
     p.add_argument('--token', metavar='T',
                    help='the LAVA API token (default $LAVA_TOKEN; local: the lab\'s)')
+    p.add_argument('--artifacts', metavar='DIR=URL',
+                   help='with --lava, a lab not on this machine: the kernels and initramfs '
+                   'copied to DIR, which the lab fetches as URL')
     p.add_argument('--mem', default='2G', help='the VM\'s memory (default 2G)')
     p.add_argument('--run-timeout', type=int, default=600, metavar='S',
                    help='kill a run after S seconds (default 600)')

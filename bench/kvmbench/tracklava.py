@@ -36,7 +36,11 @@ def info(msg):
 def connect(a):
     """The checked lab of --lava (lavajobs.connect: a bad URL, token or lab
     is one line and exit 2, before the database is opened)."""
-    return lavajobs.connect(PROG, a.lava, a.token)
+    api = lavajobs.connect(PROG, a.lava, a.token)
+    if not api.local and not a.artifacts:
+        raise UsageError('the lab at %s is not on this machine: it fetches the kernels and '
+                         'initramfs over HTTP, give --artifacts DIR=URL' % api.url)
+    return api
 
 
 def run_name(command, idx):
@@ -92,7 +96,7 @@ class Jobs:
             try:
                 b = lavajobs.export_boot(arch, kernel.name, self.a.tests[arch], d,
                                          mem=self.a.mem, vm_args=kernel.vm_args)
-                self.boots[key] = (b, lavajobs.publish(self.api, b, None))
+                self.boots[key] = (b, lavajobs.publish(self.api, b, self.a.artifacts))
             except lavajobs.JobSetupError as e:
                 raise Fail(str(e))
         return self.boots[key]
@@ -207,5 +211,7 @@ def check(a):
     """--lava's own usage errors (UsageError)."""
     if a.lava and (a.no_run or a.attribute):
         raise UsageError('--lava runs the jobs: not with --no-run or --attribute')
-    if a.token and not a.lava:
-        raise UsageError('--token is for --lava')
+    if (a.token or a.artifacts) and not a.lava:
+        raise UsageError('--token and --artifacts are for --lava')
+    if a.artifacts and '=' not in a.artifacts:
+        raise UsageError("--artifacts '%s': DIR=URL" % a.artifacts)
