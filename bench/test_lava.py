@@ -12,6 +12,9 @@ import http.server
 import io
 import json
 import os
+import re
+import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -21,7 +24,7 @@ from unittest import mock
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import lab, lava, lavacompare, lavasuite  # noqa: E402
+from kvmbench import lab, lava, lavacompare, lavasuite, track, tracklava  # noqa: E402
 from kvmbench.tap import Tap, tap  # noqa: E402
 
 TOKEN = 'sekrit'
@@ -35,7 +38,8 @@ def case(name, result='pass', measurement=None, unit='', suite=1):
 class FakeLava:
     """A LAVA server's API v0.2 on 127.0.0.1: @jobs {id: (job, tests)};
     devices in two pages; jobs/ takes a definition (not one that says
-    'refuse'); 'flaky/' fails with 500 once; every request is recorded."""
+    'refuse'; @perform makes the job it becomes); 'flaky/' fails with 500
+    once; every request is recorded."""
 
     def __init__(self, jobs=None, devices=None):
         self.jobs = jobs or {}
@@ -44,6 +48,7 @@ class FakeLava:
             {'hostname': 'q2', 'device_type': 'qemu', 'health': 'Retired', 'state': 'Idle'},
             {'hostname': 'b1', 'device_type': 'bbb', 'health': 'Good', 'state': 'Idle'}]
         self.requests, self.submitted, self.cancelled = [], [], []
+        self.perform = None     # (id, definition) -> (job, tests) of a job submitted
         self.flaky = 1
         fake = self
 
@@ -72,7 +77,10 @@ class FakeLava:
                 if 'refuse' in data['definition']:
                     return self.send(200, {'message': 'invalid definition'})
                 fake.submitted.append(data['definition'])
-                self.send(201, {'job_ids': [100 + len(fake.submitted)]})
+                jid = 100 + len(fake.submitted)
+                if fake.perform:
+                    fake.jobs[jid] = fake.perform(jid, data['definition'])
+                self.send(201, {'job_ids': [jid]})
 
         self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
         self.url = 'http://127.0.0.1:%d/' % self.server.server_address[1]
@@ -338,6 +346,212 @@ class Compare(Server):
         self.assertEqual(rc, 1)
         self.assertIn('job 4 (B): Incomplete: lost the console', err)
         self.assertIn('too few runs to compare', err)
+
+
+KERNELS = ['6.12.1+deb12', '6.12.2+deb12', '6.12.3+deb12']
+
+
+def perf_of(definition):
+    """[(run, test line)] of a job's perf step (its PERF parameter)."""
+    m = re.search(r'parameters: (\{.*\})', definition)
+    perf = json.loads(m.group(1))['PERF']
+    return [tuple(r.split(' ', 1)) for r in perf.split(';')]
+
+
+def track_job(health='Complete', state='Finished', rate=None):
+    """@perform of a fake lab: the job measures each perf run (a pass,
+    rate and an exit count a run), as lava/guest.sh reports them."""
+    def perform(jid, definition):
+        kernel = re.search(r'job_name: "kvm-selftests track x86_64 (\S+) ', definition).group(1)
+        tests = []
+        if health == 'Complete':
+            for n, _ in perf_of(definition):
+                v = rate(kernel) if rate else 1000 + KERNELS.index(kernel) + jid % 7 / 10
+                tests += [case(n), case(n + '.rate', measurement=str(v), unit='pages/s'),
+                          case(n + '.pages', measurement='4096', unit='count'),
+                          case(n + '.stat.vcpu.exits', measurement='8192', unit='count')]
+        job = {'id': jid, 'state': state, 'health': health, 'actual_device': 'q1',
+               'start_time': '2026-12-03T04:00:00.000000Z',
+               'end_time': '2026-12-03T04:01:10.500000Z',
+               'failure_comment': '' if health == 'Complete' else 'lost the console'}
+        return job, tests + [case('job', suite=2)]
+    return perform
+
+
+class TrackJobs(Server):
+    """bench/track --lava against the fake lab: each boot a job, its runs
+    stored from the job's measurements with the keys of a local boot."""
+
+    def setUp(self):
+        super().setUp()
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        self.dir = d.name
+        self.db = os.path.join(self.dir, 't.sqlite')
+        boot = {'kernel': os.path.join(self.dir, 'kernel'),
+                'ramdisk': os.path.join(self.dir, 'initrd.cpio.gz'), 'cmdline': 'console=ttyS0'}
+        self.exported = []
+
+        def export(arch, kernel, tree, out, hugepages=0, mem='2G', vm_args=None):
+            self.exported.append((kernel, vm_args))
+            return boot
+        for patcher in (mock.patch.object(track, 'debian_versions', lambda arch: KERNELS),
+                        mock.patch.object(track, 'build_suites',
+                                          lambda archs: {a: self.dir for a in archs}),
+                        mock.patch.object(tracklava.lavajobs, 'export_boot', export),
+                        mock.patch.object(tracklava, 'OUT_ROOT', os.path.join(self.dir, 'lava')),
+                        mock.patch.object(tracklava.time, 'sleep', lambda s: None)):
+            patcher.start()
+            self.addCleanup(patcher.stop)
+
+    def track(self, *argv, url=None, token=TOKEN):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = track.main(['--lava', url or self.fake.url, '--token', token, '--arch',
+                                 'x86_64', '--commands', 'dp', '--db', self.db] + list(argv)
+                                + KERNELS[:2])
+            except SystemExit as e:
+                rc = e.code
+        return rc, out.getvalue(), err.getvalue()
+
+    def rows(self, sql):
+        conn = sqlite3.connect(self.db)
+        try:
+            return conn.execute(sql).fetchall()
+        finally:
+            conn.close()
+
+    def test_runs_stored_from_jobs(self):
+        self.fake.perform = track_job()
+        rc, out, err = self.track()
+        self.assertEqual(rc, 0, err)
+        # 6 runs a kernel (the least, at least 6), 2 a boot: 3 rounds of 2 jobs.
+        self.assertEqual(len(self.fake.submitted), 6)
+        self.assertEqual([k for k, _ in self.exported], KERNELS[:2])
+        self.assertEqual(self.exported[0][1], ['--debian-kernel', KERNELS[0]])
+        first = self.fake.submitted[0]
+        self.assertEqual(perf_of(first), [('dp_w', 'demand_paging_test -b 16M'),
+                                          ('dp_r0', 'demand_paging_test -b 16M'),
+                                          ('dp_r1', 'demand_paging_test -b 16M')])
+        self.assertIn('-icount shift=3,sleep=off', first)
+        self.assertIn('-smp 1', first)
+        # Rounds alternate the order: A B, B A, A B.
+        order = [re.search(r'track x86_64 (\S+) round', d).group(1) for d in self.fake.submitted]
+        self.assertEqual(order, [KERNELS[0], KERNELS[1], KERNELS[1], KERNELS[0], KERNELS[0],
+                                 KERNELS[1]])
+        runs = self.rows('SELECT kernel, arch, command, run_idx, boot, release FROM runs '
+                         'ORDER BY kernel, run_idx')
+        want = []
+        for k in KERNELS[:2]:
+            jobs = [101 + i for i, x in enumerate(order) if x == k]
+            want += [(k, 'x86_64', 'dp', i, jobs[i // 2], 'Debian ' + k) for i in range(6)]
+        self.assertEqual(runs, want)
+        figs = dict(self.rows("SELECT f.name, f.value FROM figures f JOIN runs r ON "
+                              "r.id = f.run_id WHERE r.boot = 101"))
+        self.assertEqual(figs['vcpu.exits/page'], 2.0)
+        self.assertAlmostEqual(figs['rate'], 1000 + 101 % 7 / 10)
+        self.assertEqual(self.rows("SELECT DISTINCT state FROM lava_jobs"), [('collected',)])
+        # 1000 against 1001 pages/s, higher is better: a change.
+        self.assertIn('from=%s to=%s ratio=1.001' % tuple(KERNELS[:2]), out)
+        self.assertIn('verdict=better', out)
+        self.assertTrue(os.path.isfile(os.path.join(self.dir, 'lava', os.listdir(
+            os.path.join(self.dir, 'lava'))[0], 'job-101', 'results.json')))
+        # The same command again submits nothing.
+        rc, out2, err = self.track()
+        self.assertEqual((rc, len(self.fake.submitted)), (0, 6), err)
+        self.assertIn('0 of 6 jobs to go', err)
+        self.assertEqual(self.rows('SELECT count(*) FROM runs'), [(12,)])
+
+    def test_failed_job(self):
+        perform = track_job()
+        broken = track_job('Incomplete')
+        self.fake.perform = lambda jid, d: (broken if jid == 103 else perform)(jid, d)
+        rc, _, err = self.track()
+        self.assertEqual(rc, 1)
+        self.assertIn('job 103 (x86_64 %s, runs 2,3) Incomplete' % KERNELS[1], err)
+        fails = self.rows('SELECT kernel, command, run_idx, rc, output FROM failures '
+                          'ORDER BY run_idx')
+        self.assertEqual([f[:4] for f in fails], [(KERNELS[1], 'dp', -1, -1),
+                                                  (KERNELS[1], 'dp', 2, -1),
+                                                  (KERNELS[1], 'dp', 3, -1)])
+        self.assertIn('LAVA job 103: run dp_r2 missing (job Incomplete: lost the console)',
+                      fails[1][4])
+        self.assertEqual(self.rows('SELECT count(*) FROM runs'), [(10,)])
+        # The same command again runs only that boot's runs.
+        self.fake.perform = perform
+        rc, _, err = self.track()
+        self.assertEqual((rc, len(self.fake.submitted)), (0, 7), err)
+        self.assertEqual(perf_of(self.fake.submitted[-1])[1:],
+                         [('dp_r2', 'demand_paging_test -b 16M'),
+                          ('dp_r3', 'demand_paging_test -b 16M')])
+        self.assertEqual(self.rows('SELECT boot FROM runs WHERE kernel = ? AND run_idx = 2'
+                                   .replace('?', "'%s'" % KERNELS[1])), [(107,)])
+
+    def test_killed_jobs_taken_up(self):
+        # The jobs are still running when the track is killed: two in the
+        # lab at a time (twice its one qemu device).
+        self.fake.perform = track_job(state='Running')
+        with mock.patch.object(tracklava.time, 'sleep', side_effect=KeyboardInterrupt):
+            rc, _, err = self.track()
+        self.assertEqual((rc, len(self.fake.submitted)), (130, 2), err)
+        self.assertEqual(self.rows('SELECT job, state FROM lava_jobs ORDER BY job'),
+                         [(101, 'submitted'), (102, 'submitted')])
+        # They finish; the next track stores their runs and submits the rest.
+        for jid in (101, 102):
+            self.fake.jobs[jid][0]['state'] = 'Finished'
+        self.fake.perform = track_job()
+        rc, _, err = self.track()
+        self.assertEqual((rc, len(self.fake.submitted)), (0, 6), err)
+        self.assertEqual(self.rows('SELECT boot, count(*) FROM runs GROUP BY boot'),
+                         [(j, 2) for j in range(101, 107)])
+        # A job the lab no longer has is run again.
+        self.fake.perform = track_job(state='Running')
+        with mock.patch.object(tracklava.time, 'sleep', side_effect=KeyboardInterrupt):
+            rc, _, _ = self.track('--runs', '8')
+        self.assertEqual((rc, len(self.fake.submitted)), (130, 8))
+        del self.fake.jobs[107]
+        self.fake.jobs[108][0]['state'] = 'Finished'
+        self.fake.perform = track_job()
+        rc, _, err = self.track('--runs', '8')
+        self.assertEqual(rc, 0, err)
+        self.assertIn('job 107 (x86_64 %s) is no longer in the lab' % KERNELS[1], err)
+        self.assertEqual(self.rows("SELECT job, state FROM lava_jobs WHERE job >= 107"),
+                         [(107, 'lost'), (108, 'collected'), (109, 'collected')])
+        self.assertEqual(self.rows('SELECT count(*) FROM runs'), [(16,)])
+
+    def test_bad_lab_exits_2(self):
+        s = socket.socket()
+        s.bind(('127.0.0.1', 0))
+        dead = 'http://127.0.0.1:%d/' % s.getsockname()[1]
+        s.close()
+        for url, token, msg in ((dead, TOKEN, 'is unreachable'),
+                                (None, 'wrong', 'did not accept the token'),
+                                ('nowhere', TOKEN, "bad --lava 'nowhere'")):
+            rc, _, err = self.track(url=url, token=token)
+            self.assertEqual(rc, 2, err)
+            self.assertIn(msg, err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+        rc, _, err = self.track('--artifacts', 'nowhere')
+        self.assertEqual(rc, 2)
+        self.assertIn("--artifacts 'nowhere': DIR=URL", err)
+        # A lab not on this machine needs the boot pieces served.
+        real = tracklava.lavajobs.connect
+
+        def remote(*args):
+            api = real(*args)
+            api.local = False
+            return api
+        with mock.patch.object(tracklava.lavajobs, 'connect', remote):
+            rc, _, err = self.track()
+        self.assertEqual(rc, 2)
+        self.assertIn('give --artifacts DIR=URL', err)
+        self.fake.devices = [d for d in self.fake.devices if d['device_type'] != 'qemu']
+        rc, _, err = self.track()
+        self.assertEqual(rc, 2)
+        self.assertIn('has no qemu devices', err)
+        self.assertFalse(os.path.exists(self.db))
+        self.assertEqual(self.fake.submitted, [])
 
 
 def quiet_call(cmd, **kw):

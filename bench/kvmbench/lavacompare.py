@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 import time
@@ -111,8 +110,6 @@ def submit_runs(a, api, out):
     sd = sides(a)
     boots = {}
     icount = 'shift=3,sleep=off' if a.clock == 'icount' else None
-    mem_mib = int(a.mem[:-1]) * {'K': 1 / 1024, 'M': 1, 'G': 1024, 'T': 1 << 20}[a.mem[-1]] \
-        if a.mem[-1] in 'KMGT' else int(a.mem)
     jobs, defs = [], {}
     per = {'a': 0, 'b': 0}
     njobs = (a.runs + a.per_job - 1) // a.per_job
@@ -125,16 +122,14 @@ def submit_runs(a, api, out):
                                      a.hugepages, a.mem)
             boots[key] = (b, lavajobs.publish(api, b, a.artifacts))
         boot, urls = boots[key]
-        cmd = ' '.join(shlex.quote(x) for x in [test] + args + opts)
-        runs = ['warm %s' % cmd]
+        runs = [('warm', test, args + opts)]
         names = []
         for _ in range(a.per_job):
             names.append('%s%02d' % (s, per[s]))
-            runs.append('%s %s' % (names[-1], cmd))
+            runs.append((names[-1], test, args + opts))
             per[s] += 1
-        y = lavajobs.job_yaml('kvm-selftests compare %s %d: %s' % (s.upper(), k, label), a.arch,
-                              boot, urls, {'STEPS': 'perf', 'PERF': ';'.join(runs)},
-                              smp=a.smp, mem_mib=int(mem_mib), icount=icount,
+        y = lavajobs.perf_job('kvm-selftests compare %s %d: %s' % (s.upper(), k, label), a.arch,
+                              boot, urls, runs, mem=a.mem, smp=a.smp, icount=icount,
                               minutes=a.timeout)
         jid = api.submit(y)
         lavajobs.say(PROG, 'job %d: %s (%s), %d runs and a warm-up' %

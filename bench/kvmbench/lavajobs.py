@@ -6,6 +6,7 @@ and reading their results back as TAP or as perf runs' figures."""
 import json
 import os
 import re
+import shlex
 import shutil
 import string
 import subprocess
@@ -66,16 +67,17 @@ def kernel_args(spec):
         raise JobSetupError(str(e)) from None
 
 
-def export_boot(arch, kernel, tree, out, hugepages=0, mem='2G'):
+def export_boot(arch, kernel, tree, out, hugepages=0, mem='2G', vm_args=None):
     """The kernel, initramfs (the tests of @tree and lava/guest.sh under
-    /tests) and command line vm/run --export writes, in @out."""
+    /tests) and command line vm/run --export writes, in @out; the kernel
+    @kernel (a Debian version, IMAGE[:MODULES]) or vm/run's @vm_args."""
     stage = out + '.tests'
     shutil.rmtree(stage, ignore_errors=True)
     shutil.copytree(tree, stage, symlinks=True)
     os.makedirs(os.path.join(stage, 'lava'), exist_ok=True)
     shutil.copy2(os.path.join(LAVA_DIR, 'guest.sh'), os.path.join(stage, 'lava', 'guest.sh'))
     cmd = vm.run_args(arch, tests=stage, export=out, hugepages=hugepages, mem=mem,
-                      accel='tcg') + kernel_args(kernel)
+                      accel='tcg') + (vm_args if vm_args is not None else kernel_args(kernel))
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True, stdin=subprocess.DEVNULL)
     shutil.rmtree(stage, ignore_errors=True)
@@ -141,6 +143,21 @@ def job_yaml(name, arch, boot, urls, params, smp=2, mem_mib=2048, icount=None, m
                            RAMDISK_URL=json.dumps(urls['ramdisk']),
                            TEST_MINUTES=minutes, DEFINITIONS=defs)
     return '\n'.join(ln for ln in text.splitlines() if not ln.startswith('#')) + '\n'
+
+
+def mem_mib(mem):
+    """MiB of a --mem size (2G, 512M, 1048576K; a bare number is MiB)."""
+    scale = {'K': 1 / 1024, 'M': 1, 'G': 1024, 'T': 1 << 20}
+    return int(int(mem[:-1]) * scale[mem[-1]]) if mem[-1] in scale else int(mem)
+
+
+def perf_job(name, arch, boot, urls, runs, mem='2G', smp=1, icount=None, minutes=60):
+    """A job of the perf step: @runs [(NAME, TEST, [ARGS])] in order, each a
+    test case NAME with its figures as measurements NAME.FIGURE."""
+    perf = ';'.join('%s %s' % (n, ' '.join(shlex.quote(x) for x in [test] + list(args)))
+                    for n, test, args in runs)
+    return job_yaml(name, arch, boot, urls, {'STEPS': 'perf', 'PERF': perf}, smp=smp,
+                    mem_mib=mem_mib(mem), icount=icount, minutes=minutes)
 
 
 def job_outcome(api, jid, job, out, definition=None):

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from . import build, fetch, runner, stats, trackdb
+from . import build, fetch, lava, runner, stats, trackdb, tracklava
 from .trackjudge import pair_level, version_key
 from .errors import Fail, UsageError
 from .results import Results, run_figures
@@ -98,9 +98,18 @@ def parser():
                    help='write the report (track.html, track.md) into DIR')
     p.add_argument('--no-run', action='store_true',
                    help='measure nothing: judge (and report) what the database holds')
-    p.add_argument('--jobs', type=int, default=1, metavar='N',
+    p.add_argument('--jobs', type=int, metavar='N',
                    help='boots at a time (default 1): each VM takes a core; the '
-                   'instruction clock does not see the others\' load')
+                   'instruction clock does not see the others\' load; with --lava the '
+                   'jobs in the lab at a time (default twice its qemu devices)')
+    p.add_argument('--lava', metavar='URL|local',
+                   help='each boot a job of the LAVA lab at URL (local: lava/lab\'s), '
+                   'spread over its devices')
+    p.add_argument('--token', metavar='T',
+                   help='the LAVA API token (default $LAVA_TOKEN; local: the lab\'s)')
+    p.add_argument('--artifacts', metavar='DIR=URL',
+                   help='with --lava, a lab not on this machine: the kernels and initramfs '
+                   'copied to DIR, which the lab fetches as URL')
     p.add_argument('--mem', default='2G', help='the VM\'s memory (default 2G)')
     p.add_argument('--run-timeout', type=int, default=600, metavar='S',
                    help='kill a run after S seconds (default 600)')
@@ -356,24 +365,39 @@ def vm_boot(kernel, arch, cmds, idx, a, db, work, counts, boot):
     return rc
 
 
-def measure(a, cmds, kernels, db, boot=vm_boot):
-    """Every boot of the plan whose runs are not all stored yet, --jobs
-    at a time (in plan order; the instruction clock does not see the
-    others' load)."""
+def todo_boots(a, cmds, kernels, db, covered=frozenset()):
+    """The boots of the plan whose runs are neither stored nor @covered
+    {(arch, kernel, command, run_idx)} (a LAVA job's, still running), in
+    plan order: [(round, arch, Kernel, [run_idx], runs wanted)]."""
     archs = list(kernels)
     todo = []
     for arch in archs:
         have = db.done(arch)
         for b in plan(kernels, [arch], a.runs, a.per_boot):
-            want = [(i, c.name) for i in b[3] for c in cmds if (b[2].name, c.name, i) not in have]
+            want = [(i, c.name) for i in b[3] for c in cmds if (b[2].name, c.name, i) not in have
+                    and (arch, b[2].name, c.name, i) not in covered]
             if want:
                 todo.append((b[0], arch, b[2], sorted({i for i, _ in want}), len(want)))
     todo.sort(key=lambda b: (b[0], archs.index(b[1])))
+    return todo
+
+
+def say_todo(a, cmds, kernels, todo, at_once, what='boots'):
     total = sum(map(len, kernels.values())) * -(-a.runs // a.per_boot)
-    jobs = getattr(a, 'jobs', 1)
-    info('%d of %d boots to go (%s kernels, %d runs of %d commands each, %d a boot%s)' % (
-        len(todo), total, ', '.join('%d %s' % (len(ks), arch) for arch, ks in kernels.items()),
-        a.runs, len(cmds), a.per_boot, ', %d boots at a time' % jobs if jobs > 1 else ''))
+    info('%d of %d %s to go (%s kernels, %d runs of %d commands each, %d a boot%s)' % (
+        len(todo), total, what,
+        ', '.join('%d %s' % (len(ks), arch) for arch, ks in kernels.items()),
+        a.runs, len(cmds), a.per_boot, ', %d %s at a time' % (at_once, what)
+        if at_once > 1 else ''))
+
+
+def measure(a, cmds, kernels, db, boot=vm_boot):
+    """Every boot of the plan whose runs are not all stored yet, --jobs
+    at a time (in plan order; the instruction clock does not see the
+    others' load)."""
+    todo = todo_boots(a, cmds, kernels, db)
+    jobs = getattr(a, 'jobs', None) or 1
+    say_todo(a, cmds, kernels, todo, jobs)
     counts = {'stored': 0, 'failed': 0, 'bootfail': 0}
     per_kernel = {}
     first = db.next_boot()
@@ -426,7 +450,7 @@ def check(a):
         raise UsageError('an arch given twice')
     if not 50 <= a.level < 100:
         raise UsageError('--level %g: a percentage from 50 to below 100' % a.level)
-    if a.per_boot < 1 or a.run_timeout < 1 or a.jobs < 1:
+    if a.per_boot < 1 or a.run_timeout < 1 or (a.jobs is not None and a.jobs < 1):
         raise UsageError('--per-boot, --run-timeout and --jobs must be positive')
     if a.mem and not re.fullmatch(r'[1-9][0-9]*[KMGT]?', a.mem):
         raise UsageError("bad --mem '%s'" % a.mem)
@@ -435,6 +459,7 @@ def check(a):
             os.listdir(a.report) and not os.path.isfile(os.path.join(a.report, 'track.html'))):
         raise UsageError('--report %s: not a new or empty directory, nor a report of ours'
                          % a.report)
+    tracklava.check(a)
     cmds = commands(a)
     kernels = {}
     if a.attribute:
@@ -496,6 +521,7 @@ def main(argv):
                                                        ','.join(map(str, b[3])),
                                                        '; '.join(c.line(b[1]) for c in cmds)))
             return 0
+        api = tracklava.connect(a) if a.lava else None
         db = trackdb.DB(a.db).open(write=not a.no_run)
         if not a.no_run:
             try:
@@ -513,12 +539,16 @@ def main(argv):
         if not a.no_run:
             a.tests = build_suites(archs)
             t0 = time.monotonic()
-            counts, per_kernel = measure(a, cmds, kernels, db)
-            info('measured in %.0f s: %d runs stored, %d failed, %d boots failed' % (
+            if api:
+                counts, per_kernel = tracklava.measure(a, cmds, kernels, db, api)
+            else:
+                counts, per_kernel = measure(a, cmds, kernels, db)
+            what = 'LAVA jobs' if api else 'boots'
+            info('measured in %.0f s: %d runs stored, %d failed, %d %s failed' % (
                 time.monotonic() - t0, counts['stored'], counts['failed'],
-                counts['bootfail']))
+                counts['bootfail'], what))
             for (arch, k), ts in per_kernel.items():
-                info('time on %s %s: %.0f s in %d boots' % (arch, k, sum(ts), len(ts)))
+                info('time on %s %s: %.0f s in %d %s' % (arch, k, sum(ts), len(ts), what))
             rc = 1 if counts['failed'] or counts['bootfail'] else 0
         order = {arch: [k.name for k in ks] for arch, ks in kernels.items()} or None
         judged = trackjudge.judge(db, cmds, a.level, order)
@@ -533,8 +563,12 @@ def main(argv):
     except Fail as e:
         info(str(e))
         return e.status
+    except lava.LavaError as e:
+        info('%s; the jobs submitted are taken up by the same command' % e)
+        return 1
     except KeyboardInterrupt:
-        info('interrupted: every run that ended is stored; the same command continues')
+        info('interrupted: every run that ended is stored; the same command continues%s'
+             % (' (and takes up the jobs still in the lab)' if a.lava else ''))
         return 130
     finally:
         db.close()

@@ -19,6 +19,7 @@ the file; PostgreSQL: pg_try_advisory_lock) held while it runs."""
 
 import datetime
 import fcntl
+import json
 import os
 import re
 import sqlite3
@@ -43,6 +44,9 @@ TABLES = [
     "CREATE TABLE IF NOT EXISTS failures (id {serial}, kernel TEXT NOT NULL, "
     "arch TEXT NOT NULL, command TEXT NOT NULL, run_idx INTEGER NOT NULL, "
     "rc INTEGER NOT NULL, at TEXT NOT NULL, output TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS lava_jobs (lab TEXT NOT NULL, job INTEGER NOT NULL, "
+    "kernel TEXT NOT NULL, arch TEXT NOT NULL, runs TEXT NOT NULL, state TEXT NOT NULL, "
+    "at TEXT NOT NULL, PRIMARY KEY (lab, job))",
 ]
 
 
@@ -252,6 +256,35 @@ class DB:
             self.x('INSERT INTO failures (kernel, arch, command, run_idx, rc, at, output) '
                    'VALUES (?, ?, ?, ?, ?, ?, ?)',
                    (kernel, arch, command, run_idx, rc, now(), output))
+
+    # ---- LAVA jobs (bench/track --lava) ------------------------------------
+
+    def lava_submitted(self, lab, job, kernel, arch, commands, run_idx):
+        """Job @job of the lab at @lab runs @commands' runs @run_idx on
+        @kernel: recorded as submitted, so that a track killed before
+        its results were stored takes them from the job."""
+        runs = json.dumps({'commands': list(commands), 'runs': list(run_idx)})
+        with self.transaction():
+            self.x('INSERT INTO lava_jobs (lab, job, kernel, arch, runs, state, at) '
+                   "VALUES (?, ?, ?, ?, ?, 'submitted', ?)", (lab, job, kernel, arch, runs, now()))
+
+    def lava_pending(self, lab):
+        """[(job, kernel, arch, [command], [run_idx])] of the lab's jobs
+        submitted and not yet collected, oldest first."""
+        out = []
+        for job, kernel, arch, runs in self.q(
+                "SELECT job, kernel, arch, runs FROM lava_jobs WHERE lab = ? AND "
+                "state = 'submitted' ORDER BY job", (lab,)):
+            r = json.loads(runs)
+            out.append((job, kernel, arch, r['commands'], r['runs']))
+        return out
+
+    def lava_done(self, lab, job, state):
+        """Job @job's results are stored (@state collected), or it is
+        gone from the lab (lost)."""
+        with self.transaction():
+            self.x('UPDATE lava_jobs SET state = ?, at = ? WHERE lab = ? AND job = ?',
+                   (state, now(), lab, job))
 
     def next_boot(self):
         r = self.q('SELECT max(boot) FROM runs')
