@@ -18,7 +18,8 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import attribute, changepoint, track, trackdb, trackjudge, trackreport  # noqa: E402
+from kvmbench import attribute, changepoint, track, trackdb, trackjudge, trackplan  # noqa: E402
+from kvmbench import trackreport  # noqa: E402
 from kvmbench.errors import UsageError  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
@@ -243,7 +244,7 @@ class Track(unittest.TestCase):
 
     def test_plan_interleaves(self):
         ks = {'x86_64': [track.Kernel(n, []) for n in 'ABC']}
-        p = track.plan(ks, ['x86_64'], 5, 2)
+        p = trackplan.plan(ks, ['x86_64'], 5, 2)
         self.assertEqual([(b[0], b[2].name, b[3]) for b in p],
                          [(0, 'A', [0, 1]), (0, 'B', [0, 1]), (0, 'C', [0, 1]),
                           (1, 'C', [2, 3]), (1, 'B', [2, 3]), (1, 'A', [2, 3]),

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from . import build, fetch, lava, runner, stats, trackdb, tracklava
+from . import build, fetch, lava, runner, stats, trackdb, tracklava, trackplan
 from .trackjudge import pair_level, version_key
 from .errors import Fail, UsageError
 from .results import Results, run_figures
@@ -288,19 +288,6 @@ def c_figs(cmds):
 
 # ---- runs --------------------------------------------------------------------
 
-def plan(kernels, archs, runs, per_boot):
-    """The boots in order: [(round, arch, kernel, [run_idx])]; rounds of
-    one boot a kernel, every other round reversed."""
-    boots = []
-    rounds = -(-runs // per_boot)
-    for r in range(rounds):
-        idx = list(range(r * per_boot, min(runs, (r + 1) * per_boot)))
-        for arch in archs:
-            order = kernels[arch] if r % 2 == 0 else kernels[arch][::-1]
-            boots += [(r, arch, k, idx) for k in order]
-    return boots
-
-
 GUEST_RUN = "BENCH_TEST='%s' bench_run %s %s %d /tests/kvm %s"
 
 
@@ -365,39 +352,13 @@ def vm_boot(kernel, arch, cmds, idx, a, db, work, counts, boot):
     return rc
 
 
-def todo_boots(a, cmds, kernels, db, covered=frozenset()):
-    """The boots of the plan whose runs are neither stored nor @covered
-    {(arch, kernel, command, run_idx)} (a LAVA job's, still running), in
-    plan order: [(round, arch, Kernel, [run_idx], runs wanted)]."""
-    archs = list(kernels)
-    todo = []
-    for arch in archs:
-        have = db.done(arch)
-        for b in plan(kernels, [arch], a.runs, a.per_boot):
-            want = [(i, c.name) for i in b[3] for c in cmds if (b[2].name, c.name, i) not in have
-                    and (arch, b[2].name, c.name, i) not in covered]
-            if want:
-                todo.append((b[0], arch, b[2], sorted({i for i, _ in want}), len(want)))
-    todo.sort(key=lambda b: (b[0], archs.index(b[1])))
-    return todo
-
-
-def say_todo(a, cmds, kernels, todo, at_once, what='boots'):
-    total = sum(map(len, kernels.values())) * -(-a.runs // a.per_boot)
-    info('%d of %d %s to go (%s kernels, %d runs of %d commands each, %d a boot%s)' % (
-        len(todo), total, what,
-        ', '.join('%d %s' % (len(ks), arch) for arch, ks in kernels.items()),
-        a.runs, len(cmds), a.per_boot, ', %d %s at a time' % (at_once, what)
-        if at_once > 1 else ''))
-
-
 def measure(a, cmds, kernels, db, boot=vm_boot):
     """Every boot of the plan whose runs are not all stored yet, --jobs
     at a time (in plan order; the instruction clock does not see the
     others' load)."""
-    todo = todo_boots(a, cmds, kernels, db)
+    todo = trackplan.todo_boots(a, cmds, kernels, db)
     jobs = getattr(a, 'jobs', None) or 1
-    say_todo(a, cmds, kernels, todo, jobs)
+    info(trackplan.todo_text(a, cmds, kernels, todo, jobs))
     counts = {'stored': 0, 'failed': 0, 'bootfail': 0}
     per_kernel = {}
     first = db.next_boot()
@@ -516,7 +477,7 @@ def main(argv):
             print(attribute.text(att, archs[0], c.figures[0], c.line(archs[0])), end='')
             return 0
         if a.dry_run:
-            for b in plan(kernels, archs, a.runs, a.per_boot):
+            for b in trackplan.plan(kernels, archs, a.runs, a.per_boot):
                 print('round %d: %s %s runs %s: %s' % (b[0] + 1, b[1], b[2].name,
                                                        ','.join(map(str, b[3])),
                                                        '; '.join(c.line(b[1]) for c in cmds)))

@@ -20,7 +20,7 @@ import json
 import os
 import time
 
-from . import lava, lavajobs, runner
+from . import lava, lavajobs, runner, trackplan
 from .errors import Fail, UsageError
 from .results import run_figures
 
@@ -159,7 +159,6 @@ def measure(a, cmds, kernels, db, api):
     """Every boot of the plan whose runs are not all stored yet, each a job
     in the lab; (counts, {(arch, kernel): [seconds a job]}) as
     track.measure's."""
-    from . import track
     out = os.path.join(OUT_ROOT, time.strftime('%Y%m%d-%H%M%S'))
     os.makedirs(out, exist_ok=True)
     jobs = Jobs(a, cmds, db, api, out)
@@ -183,9 +182,9 @@ def measure(a, cmds, kernels, db, api):
     if pending:
         info('%d jobs of an earlier track still in the lab: %s' % (
             len(pending), ', '.join(map(str, sorted(pending)))))
-    todo = track.todo_boots(a, cmds, kernels, db, covered)
+    todo = trackplan.todo_boots(a, cmds, kernels, db, covered)
     at_once = a.jobs or 2 * api.ndevices
-    track.say_todo(a, cmds, kernels, todo, at_once, 'jobs')
+    info(trackplan.todo_text(a, cmds, kernels, todo, at_once, 'jobs'))
     info('LAVA at %s: %d %s devices; jobs kept under %s' % (
         jobs.lab, api.ndevices, lavajobs.DEVICE_TYPE, out))
     todo.reverse()
