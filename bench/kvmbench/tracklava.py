@@ -3,7 +3,7 @@
 track's plan a LAVA job (docs/track.md).
 
 The plan, the runs still missing and the database are bench/track's
-(kvmbench.track, kvmbench.trackdb); the jobs are kvmbench.lavajobs' (the
+(kvmbench.trackplan, kvmbench.trackdb); the jobs are kvmbench.lavajobs' (the
 kernel and initramfs of vm/run --export, lava/qemu-ARCH.yaml, the perf
 step of lava/kvm-selftests.yaml): one job a boot, running the warm-up of
 every command and then the boot's runs, on one vCPU under the
