@@ -337,8 +337,8 @@ class Track(unittest.TestCase):
             self.assertLess(p['lo'], p['ratio'])
             self.assertGreater(p['hi'], p['ratio'])
             self.assertEqual(p['verdict'], 'worse')
-        self.assertEqual(trackjudge.changepoint_segment([4, 8], 4, 12), (0, 8))
-        self.assertEqual(trackjudge.changepoint_segment([4, 8], 8, 12), (4, 12))
+        self.assertEqual(changepoint.segments_of(12, [(4, 0.0), (8, 0.0)]),
+                         [(0, 4), (4, 8), (8, 12)])
 
     def stream_of_boots(self, rng, boot_sd, first=0.0, kernels=6, boots=2, runs=4):
         """Cells for boot_effect: each boot's runs 100 * (1 + boot offset

@@ -105,9 +105,9 @@ def sized_points(groups, alpha, unit, permutations=changepoint.PERMUTATIONS):
     each sized by size() over the runs from the change point before it to
     the one after it: [dict(size's, g=g, p=p)] in stream order."""
     found = changepoint.change_points(groups, permutations=permutations)
+    segs = changepoint.segments_of(len(groups), found)
     points = []
-    for g, p in found:
-        lo, hi = changepoint_segment([c for c, _ in found], g, len(groups))
+    for (g, p), (lo, _), (_, hi) in zip(found, segs, segs[1:]):
         before = [v for x in groups[lo:g] for v in x]
         after = [v for x in groups[g:hi] for v in x]
         points.append(dict(size(before, after, alpha, unit), g=g, p=p))
@@ -172,15 +172,6 @@ def boot_effects(db, judged, permutations=changepoint.PERMUTATIONS):
             if r and r['p'] < changepoint.THRESHOLD:
                 out.append((s['arch'], s['command'], f['figure'], r))
     return out
-
-
-def changepoint_segment(cuts, g, n):
-    """The segment [lo, hi) of a stream of @n groups around change point
-    @g: from the change point before it to the one after it (of @cuts,
-    every change point of the stream), else the stream's ends."""
-    lo = max([c for c in cuts if c < g], default=0)
-    hi = min([c for c in cuts if c > g], default=n)
-    return lo, hi
 
 
 def size(before, after, alpha, unit):
