@@ -13,8 +13,8 @@
 #    (a TLB flush a TDP MMU fault): dirty_log_perf_test's populate time
 #    (the fault path) and TLB flushes worse, its dirty and get times and
 #    fault counts (other paths) the same (not enable_ns: its runs sit at
-#    ~138 or ~153 us, a level for whole boots, and one run of this check
-#    had every boot of the patched KVM at the upper one);
+#    ~138 or ~154 us, and the patched KVM takes the upper one more often,
+#    docs/results/kvm-build.md);
 #  - bench/bisect-run --series over the five patches names that one;
 #  - KVM built with KVM_SW_PROTECTED_VM=y: the guest_memfd cases, shared
 #    and private, in a boot of it.
