@@ -251,6 +251,32 @@ class KvmWhole(unittest.TestCase):
                 kvm_build.WholeBuild('x86_64', os.path.join(d, 'nope'))
             self.assertIn('not found', str(e.exception))
 
+    def test_is_whole_by_series(self):
+        """A tree of another series is whole without the Debian kernel
+        fetched; at the same series the Debian kernel's version decides."""
+        fetched = []
+
+        class Kernel:
+            def __init__(self, want, arch):
+                fetched.append(want)
+                self.version = '6.15.0-rc2' if want == '6.15' else '6.15.3'
+        real = kvm_build.debian.Kernel
+        kvm_build.debian.Kernel = Kernel
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                write_files(d, TREE)                    # Linux 6.15.0-rc2
+                for want in ('6.12', '6.1', '6.1.0-52', '6.12.117+deb12', '7.15'):
+                    self.assertTrue(kvm_build.is_whole(d, want, 'x86_64'), want)
+                self.assertEqual(fetched, [])
+                self.assertFalse(kvm_build.is_whole(d, '6.15', 'x86_64'))
+                self.assertTrue(kvm_build.is_whole(d, '6.15.3', 'x86_64'))
+                self.assertEqual(fetched, ['6.15', '6.15.3'])
+                self.assertFalse(kvm_build.is_whole(None, '6.12', 'x86_64'))
+                with self.assertRaises(kvm_build.UsageError):
+                    kvm_build.is_whole(os.path.join(d, 'nope'), '6.12', 'x86_64')
+        finally:
+            kvm_build.debian.Kernel = real
+
     def test_build_dir_and_make(self):
         with tempfile.TemporaryDirectory() as d:
             write_files(d, TREE)

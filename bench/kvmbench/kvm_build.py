@@ -418,12 +418,18 @@ def write_desc(out, desc):
 
 def is_whole(src, kernel, arch):
     """A tree at another version than the Debian kernel KERNEL: its KVM
-    cannot be modules for that kernel, so the whole kernel is built."""
+    cannot be modules for that kernel, so the whole kernel is built.  A
+    tree of another series than KERNEL names (6.19 against 6.12) is told
+    without fetching the Debian kernel."""
     if src is None:
         return False
     if not os.path.isdir(src):
         raise UsageError(f"source tree '{src}' not found")
-    return debian.tree_version(src) != debian.Kernel(kernel, arch).version
+    ver = debian.tree_version(src)
+    want = re.match(r"\d+\.\d+(?=\D|$)", kernel)
+    if want and not re.match(re.escape(want.group(0)) + r"(?=\D|$)", ver):
+        return True
+    return ver != debian.Kernel(kernel, arch).version
 
 
 def build_side(out, kernel="6.12", arch="x86_64", src=None, patches=(), configs=(),
