@@ -520,6 +520,40 @@ class TrackJobs(Server):
                          [(107, 'lost'), (108, 'collected'), (109, 'collected')])
         self.assertEqual(self.rows('SELECT count(*) FROM runs'), [(16,)])
 
+    def test_no_device_can_take_the_jobs(self):
+        # Every qemu device goes Bad once the jobs are in: they stay
+        # queued, and the track stops with the reason, not waits for ever.
+        perform = track_job(state='Submitted')
+
+        def bad(jid, definition):
+            self.fake.devices[0]['health'] = 'Bad'
+            return perform(jid, definition)
+        self.fake.perform = bad
+        rc, _, err = self.track()
+        self.assertEqual((rc, len(self.fake.submitted)), (1, 2), err)
+        self.assertIn('no qemu device of the lab at %s can take a job now (q1 Bad): 2 jobs '
+                      'left queued there' % self.fake.url, err)
+        self.assertEqual(self.rows('SELECT job, state FROM lava_jobs ORDER BY job'),
+                         [(101, 'submitted'), (102, 'submitted')])
+        # A device Good again, the same command takes the two up (they ran)
+        # and runs the rest.
+        self.fake.devices[0]['health'] = 'Good'
+        for jid in (101, 102):
+            self.fake.jobs[jid] = track_job()(jid, self.fake.submitted[jid - 101])
+        self.fake.perform = track_job()
+        rc, _, err = self.track()
+        self.assertEqual((rc, len(self.fake.submitted)), (0, 6), err)
+        self.assertEqual(self.rows('SELECT count(*) FROM runs'), [(12,)])
+        # A lab whose qemu devices can take nothing is refused before a job.
+        for health in ('Bad', 'Maintenance', 'Looping'):
+            self.fake.devices[0]['health'] = health
+            rc, _, err = self.track('--db', os.path.join(self.dir, 'other.sqlite'))
+            self.assertEqual((rc, len(self.fake.submitted)), (2, 6), err)
+            self.assertIn('can take a job (q1 %s)' % health, err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.fake.devices[0]['health'] = 'Unknown'
+        self.assertIsNone(tracklava.lava.Lava(self.fake.url, TOKEN).unable('qemu'))
+
     def test_bad_lab_exits_2(self):
         s = socket.socket()
         s.bind(('127.0.0.1', 0))

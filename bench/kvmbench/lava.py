@@ -11,6 +11,9 @@ import urllib.request
 
 LAB_STATE = os.environ.get('LAVA_LAB_DIR', '/var/lib/kvm-selftests-lava')
 FINAL_HEALTH = ('Complete', 'Incomplete', 'Canceled')
+# The device healths LAVA's scheduler gives test jobs to (Unknown after
+# a health check); Bad, Maintenance and Looping devices take none.
+RUNNABLE = ('Good', 'Unknown')
 
 
 class LavaError(Exception):
@@ -125,6 +128,15 @@ class Lava:
             if d.get('health') != 'Retired':
                 out[d['device_type']] = out.get(d['device_type'], 0) + 1
         return out
+
+    def unable(self, device_type):
+        """None when a @device_type device (not retired) can take a job,
+        else the devices in words ("q1 Bad, q3 Maintenance" or "none")."""
+        devs = [d for d in self.list('devices/')
+                if d['device_type'] == device_type and d.get('health') != 'Retired']
+        if any(d.get('health') in RUNNABLE for d in devs):
+            return None
+        return ', '.join('%s %s' % (d['hostname'], d.get('health')) for d in devs) or 'none'
 
     def submit(self, definition):
         r = self.request('jobs/', {'definition': definition})

@@ -36,6 +36,7 @@ def connect(prog, spec, token=None):
         api = lava.Lava(url, tok)
         api.check()
         types = api.device_types()
+        unable = types.get(DEVICE_TYPE) and api.unable(DEVICE_TYPE)
     except lava.LavaError as e:
         if spec == 'local' and e.kind == 'unreachable':
             e = 'the local lab is not running (%s): lava/lab start' % e
@@ -45,6 +46,10 @@ def connect(prog, spec, token=None):
         say(prog, 'the lab at %s has no %s devices (it has: %s); the jobs need device type %s '
             '(docs/lava.md)' % (url, DEVICE_TYPE, ', '.join(sorted(types)) or 'none',
                                 DEVICE_TYPE))
+        sys.exit(2)
+    if unable:
+        say(prog, 'no %s device of the lab at %s can take a job (%s): LAVA gives jobs to '
+            'devices whose health is Good or Unknown' % (DEVICE_TYPE, url, unable))
         sys.exit(2)
     api.ndevices = types[DEVICE_TYPE]
     api.local = spec == 'local' or url.startswith(('http://127.0.0.1', 'http://localhost'))

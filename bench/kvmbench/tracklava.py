@@ -195,15 +195,30 @@ def measure(a, cmds, kernels, db, api):
             info('job %d: %s %s, round %d, runs %s' % (jid, arch, k.name, rnd + 1,
                                                        ','.join(map(str, idx))))
             pending[jid] = (k.name, arch, [c.name for c in cmds], idx)
+        queued = 0
         for jid in sorted(pending):
             job = api.job(jid)
             if job.get('state') == 'Finished':
                 jobs.collect(jid, job, *pending.pop(jid))
+            queued += job.get('state') == 'Submitted'
+        if pending and queued == len(pending):
+            stuck(api, jobs.lab, queued)
         if pending:
             time.sleep(POLL)
     if not os.listdir(out):
         os.rmdir(out)       # no job: nothing to keep
     return jobs.counts, jobs.per_kernel
+
+
+def stuck(api, lab, queued):
+    """Fail when none of the lab's devices can take the @queued jobs (all
+    of the track's in the lab, none started): they would wait for ever."""
+    unable = api.unable(lavajobs.DEVICE_TYPE)
+    if unable:
+        raise Fail('no %s device of the lab at %s can take a job now (%s): %d jobs left '
+                   'queued there; every run that ended is stored, and the same command '
+                   'takes the jobs up once a device is Good' % (
+                       lavajobs.DEVICE_TYPE, lab, unable, queued))
 
 
 def check(a):
