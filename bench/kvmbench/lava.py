@@ -11,9 +11,10 @@ import urllib.request
 
 LAB_STATE = os.environ.get('LAVA_LAB_DIR', '/var/lib/kvm-selftests-lava')
 FINAL_HEALTH = ('Complete', 'Incomplete', 'Canceled')
-# The device healths LAVA's scheduler gives test jobs to (Unknown after
-# a health check); Bad, Maintenance and Looping devices take none.
-RUNNABLE = ('Good', 'Unknown')
+# The device healths LAVA's scheduler can give test jobs to (Unknown and
+# Looping after a health check, where the type has one); Bad and
+# Maintenance devices take none.
+RUNNABLE = ('Good', 'Unknown', 'Looping')
 
 
 class LavaError(Exception):

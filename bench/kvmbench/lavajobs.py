@@ -49,7 +49,7 @@ def connect(prog, spec, token=None):
         sys.exit(2)
     if unable:
         say(prog, 'no %s device of the lab at %s can take a job (%s): LAVA gives jobs to '
-            'devices whose health is Good or Unknown' % (DEVICE_TYPE, url, unable))
+            'devices whose health is Good, Unknown or Looping' % (DEVICE_TYPE, url, unable))
         sys.exit(2)
     api.ndevices = types[DEVICE_TYPE]
     api.local = spec == 'local' or url.startswith(('http://127.0.0.1', 'http://localhost'))
