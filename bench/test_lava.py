@@ -149,7 +149,7 @@ class Client(Server):
         api = lava.Lava(self.fake.url, TOKEN)
         self.assertEqual([d['hostname'] for d in api.list('devices/')], ['q1', 'q2', 'b1'])
         # The retired one is not counted.
-        self.assertEqual(api.device_types(), {'qemu': 1, 'bbb': 1})
+        self.assertEqual(lava.device_types(api.devices()), {'qemu': 1, 'bbb': 1})
 
     def test_errors(self):
         api = lava.Lava(self.fake.url, TOKEN)
@@ -553,7 +553,8 @@ class TrackJobs(Server):
             self.assertEqual(len(err.strip().splitlines()), 1, err)
         for health in ('Unknown', 'Looping'):
             self.fake.devices[0]['health'] = health
-            self.assertIsNone(tracklava.lava.Lava(self.fake.url, TOKEN).unable('qemu'))
+            devs = tracklava.lava.Lava(self.fake.url, TOKEN).devices()
+            self.assertIsNone(tracklava.lava.unable(devs, 'qemu'))
 
     def test_bad_lab_exits_2(self):
         s = socket.socket()

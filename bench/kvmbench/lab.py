@@ -273,9 +273,8 @@ def status(_args):
     if url and up:
         try:
             api = lava.Lava(url, read('token'))
-            devs = api.list('devices/')
             print('devices    %s' % ', '.join('%s %s/%s' % (d['hostname'], d['state'], d['health'])
-                                              for d in devs if d['health'] != 'Retired'))
+                                              for d in api.devices()))
         except lava.LavaError as e:
             print('api        %s' % e)
         print(url)

@@ -17,6 +17,24 @@ FINAL_HEALTH = ('Complete', 'Incomplete', 'Canceled')
 RUNNABLE = ('Good', 'Unknown', 'Looping')
 
 
+def device_types(devices):
+    """{name: number of @devices} (Lava.devices()'s)."""
+    out = {}
+    for d in devices:
+        out[d['device_type']] = out.get(d['device_type'], 0) + 1
+    return out
+
+
+def unable(devices, device_type):
+    """None when one of @devices (Lava.devices()'s) of @device_type can
+    take a job, else those devices in words ("q1 Bad, q3 Maintenance" or
+    "none")."""
+    devs = [d for d in devices if d['device_type'] == device_type]
+    if any(d.get('health') in RUNNABLE for d in devs):
+        return None
+    return ', '.join('%s %s' % (d['hostname'], d.get('health')) for d in devs) or 'none'
+
+
 class LavaError(Exception):
     """A failed request; kind: unreachable, token, notfound, http."""
 
@@ -122,22 +140,9 @@ class Lava:
             raise LavaError('token', 'LAVA at %s did not accept the token (anonymous)' % self.url)
         return me['user']
 
-    def device_types(self):
-        """{name: number of devices not retired} of the lab."""
-        out = {}
-        for d in self.list('devices/'):
-            if d.get('health') != 'Retired':
-                out[d['device_type']] = out.get(d['device_type'], 0) + 1
-        return out
-
-    def unable(self, device_type):
-        """None when a @device_type device (not retired) can take a job,
-        else the devices in words ("q1 Bad, q3 Maintenance" or "none")."""
-        devs = [d for d in self.list('devices/')
-                if d['device_type'] == device_type and d.get('health') != 'Retired']
-        if any(d.get('health') in RUNNABLE for d in devs):
-            return None
-        return ', '.join('%s %s' % (d['hostname'], d.get('health')) for d in devs) or 'none'
+    def devices(self):
+        """The lab's devices that are not retired."""
+        return [d for d in self.list('devices/') if d.get('health') != 'Retired']
 
     def submit(self, definition):
         r = self.request('jobs/', {'definition': definition})

@@ -35,21 +35,22 @@ def connect(prog, spec, token=None):
         url, tok = lava.resolve(spec, token)
         api = lava.Lava(url, tok)
         api.check()
-        types = api.device_types()
-        unable = types.get(DEVICE_TYPE) and api.unable(DEVICE_TYPE)
+        devs = api.devices()
     except lava.LavaError as e:
         if spec == 'local' and e.kind == 'unreachable':
             e = 'the local lab is not running (%s): lava/lab start' % e
         say(prog, str(e))
         sys.exit(2)
+    types = lava.device_types(devs)
     if not types.get(DEVICE_TYPE):
         say(prog, 'the lab at %s has no %s devices (it has: %s); the jobs need device type %s '
             '(docs/lava.md)' % (url, DEVICE_TYPE, ', '.join(sorted(types)) or 'none',
                                 DEVICE_TYPE))
         sys.exit(2)
+    unable = lava.unable(devs, DEVICE_TYPE)
     if unable:
         say(prog, 'no %s device of the lab at %s can take a job (%s): LAVA gives jobs to '
-            'devices whose health is Good, Unknown or Looping' % (DEVICE_TYPE, url, unable))
+            'devices whose health is %s' % (DEVICE_TYPE, url, unable, '/'.join(lava.RUNNABLE)))
         sys.exit(2)
     api.ndevices = types[DEVICE_TYPE]
     api.local = spec == 'local' or url.startswith(('http://127.0.0.1', 'http://localhost'))

@@ -213,7 +213,7 @@ def measure(a, cmds, kernels, db, api):
 def stuck(api, lab, queued):
     """Fail when none of the lab's devices can take the @queued jobs (all
     of the track's in the lab, none started): they would wait for ever."""
-    unable = api.unable(lavajobs.DEVICE_TYPE)
+    unable = lava.unable(api.devices(), lavajobs.DEVICE_TYPE)
     if unable:
         raise Fail('no %s device of the lab at %s can take a job now (%s): %d jobs left '
                    'queued there; every run that ended is stored, and the same command '
