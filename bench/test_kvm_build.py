@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
@@ -260,22 +261,21 @@ class KvmWhole(unittest.TestCase):
             def __init__(self, want, arch):
                 fetched.append(want)
                 self.version = '6.15.0-rc2' if want == '6.15' else '6.15.3'
-        real = kvm_build.debian.Kernel
-        kvm_build.debian.Kernel = Kernel
-        try:
-            with tempfile.TemporaryDirectory() as d:
-                write_files(d, TREE)                    # Linux 6.15.0-rc2
-                for want in ('6.12', '6.1', '6.1.0-52', '6.12.117+deb12', '7.15'):
-                    self.assertTrue(kvm_build.is_whole(d, want, 'x86_64'), want)
-                self.assertEqual(fetched, [])
-                self.assertFalse(kvm_build.is_whole(d, '6.15', 'x86_64'))
-                self.assertTrue(kvm_build.is_whole(d, '6.15.3', 'x86_64'))
-                self.assertEqual(fetched, ['6.15', '6.15.3'])
-                self.assertFalse(kvm_build.is_whole(None, '6.12', 'x86_64'))
-                with self.assertRaises(kvm_build.UsageError):
-                    kvm_build.is_whole(os.path.join(d, 'nope'), '6.12', 'x86_64')
-        finally:
-            kvm_build.debian.Kernel = real
+        with mock.patch.object(kvm_build.debian, 'Kernel', Kernel), \
+                tempfile.TemporaryDirectory() as d:
+            write_files(d, TREE)                        # Linux 6.15.0-rc2
+            for want in ('6.12', '6.1', '6.1.0-52', '6.12.117+deb12', '7.15'):
+                self.assertTrue(kvm_build.is_whole(d, want, 'x86_64'), want)
+            self.assertEqual(fetched, [])
+            self.assertFalse(kvm_build.is_whole(d, '6.15', 'x86_64'))
+            self.assertTrue(kvm_build.is_whole(d, '6.15.3', 'x86_64'))
+            self.assertEqual(fetched, ['6.15', '6.15.3'])
+            self.assertFalse(kvm_build.is_whole(None, '6.12', 'x86_64'))
+            with self.assertRaises(kvm_build.UsageError):
+                kvm_build.is_whole(os.path.join(d, 'nope'), '6.12', 'x86_64')
+        self.assertEqual([debian.series(v) for v in ('6.12.117', '6.12-newest', '6.1.0-52',
+                                                     '6.15.0-rc2', 'next')],
+                         ['6.12', '6.12', '6.1', '6.15', None])
 
     def test_build_dir_and_make(self):
         with tempfile.TemporaryDirectory() as d:

@@ -45,6 +45,13 @@ def kernel_versions(arch, cached=True):
                                                           "linux-image-"]).split())
 
 
+def series(version):
+    """The series (6.12) of a version or a kernel's name: 6.12.117,
+    6.12.117+deb12, 6.12-newest, 6.12; None if it names none."""
+    m = re.match(r"[0-9]+\.[0-9]+", version)
+    return m.group(0) if m else None
+
+
 WORDS = ("oldest", "newest", "all")
 
 
@@ -92,7 +99,7 @@ class Kernel:
                 raise SetupError(f"no {f} in {hdr} (remove {self.headers_dir} to re-download)")
         self.version = config_version(self.config)
         self.pkgver = pkgver
-        self.series = ".".join(self.version.split(".")[:2])
+        self.series = series(self.version)
 
     def __str__(self):
         return f"{self.release} (Linux {self.version})"

@@ -426,8 +426,7 @@ def is_whole(src, kernel, arch):
     if not os.path.isdir(src):
         raise UsageError(f"source tree '{src}' not found")
     ver = debian.tree_version(src)
-    want = re.match(r"\d+\.\d+(?=\D|$)", kernel)
-    if want and not re.match(re.escape(want.group(0)) + r"(?=\D|$)", ver):
+    if debian.series(kernel) not in (None, debian.series(ver)):
         return True
     return ver != debian.Kernel(kernel, arch).version
 
