@@ -90,9 +90,9 @@ extern const struct option test_long_options[];
 /*
  * The option loop of every test that takes options: getopt_long() over
  * -h, @optstring and the long options above.  -h prints @help(argv[0],
- * @arg) and exits 0; an unknown option or a missing argument prints
- * getopt's message and @help, and exits 1 (KSFT_FAIL); a stray argument
- * is a usage error.  Returns the next option, -1 at the end.  A test
+ * @arg) and exits 0; an unknown option, a missing argument or a stray
+ * argument is a usage error (one line naming it, exit 1: KSFT_FAIL).
+ * Returns the next option, -1 at the end.  A test
  * hands whatever it does not take (a long option too) to its help and
  * exit(KSFT_FAIL).
  */

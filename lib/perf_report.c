@@ -4,6 +4,7 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "json_writer.h"
@@ -88,6 +89,22 @@ static void write_header(const char *test, int argc, char *argv[])
 	json_array_begin(w, "runs");
 }
 
+/* --json @path names a file, new or not, in a directory that exists. */
+static void check_json_path(const char *path)
+{
+	char dir[sizeof(r.path)];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!*path || (slash && !slash[1]) || (!stat(path, &st) && S_ISDIR(st.st_mode)))
+		test_usage_error("The JSON file (--json) '%s' is a directory: name a file", path);
+	if (!slash)
+		return;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) ?: 1, path);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		test_usage_error("The JSON file (--json) '%s': no directory '%s'", path, dir);
+}
+
 void perf_report_open(const char *test, const char *json_path, int argc, char *argv[])
 {
 	profile_open(test);
@@ -95,10 +112,11 @@ void perf_report_open(const char *test, const char *json_path, int argc, char *a
 		return;
 	if (snprintf(r.path, sizeof(r.path), "%s", json_path) >= (int)sizeof(r.path))
 		test_usage_error("JSON path (--json) too long");
+	check_json_path(r.path);
 	snprintf(r.tmp, sizeof(r.tmp), "%s.tmp", r.path);
 	r.f = fopen(r.tmp, "w");
 	if (!r.f)
-		test_usage_error("Cannot write the JSON file (--json) '%s': %s", r.tmp,
+		test_usage_error("Cannot write the JSON file (--json) '%s': %s", r.path,
 				 strerror(errno));
 	atexit(remove_tmp);
 	json_writer_init(&r.w, r.f);
@@ -361,6 +379,8 @@ void perf_report_close(void)
 	ok = json_writer_end(&r.w);
 	ok = !fclose(r.f) && ok;
 	r.f = NULL;
-	TEST_ASSERT(ok, "Writing the JSON file %s failed", r.tmp);
-	TEST_ASSERT(!rename(r.tmp, r.path), "Renaming %s to %s", r.tmp, r.path);
+	ok = ok && !rename(r.tmp, r.path);
+	if (!ok)
+		unlink(r.tmp);
+	TEST_ASSERT(ok, "Writing the JSON file %s failed", r.path);
 }

@@ -102,11 +102,18 @@ int test_getopt(int argc, char *argv[], const char *optstring, test_help_fn help
 
 	TEST_ASSERT(snprintf(opts, sizeof(opts), "h%s", optstring) < (int)sizeof(opts),
 		    "Option string too long");
+	opterr = 0;
 	opt = getopt_long(argc, argv, opts, test_long_options, NULL);
-	if (opt == 'h' || opt == '?') {
+	if (opt == 'h') {
 		help(argv[0], arg);
-		exit(opt == 'h' ? KSFT_PASS : KSFT_FAIL);
+		exit(KSFT_PASS);
 	}
+	if (opt == '?' && optopt && strchr(opts, optopt))
+		test_usage_error("Option '-%c' needs a value (-h for help)", optopt);
+	if (opt == '?' && optopt)
+		test_usage_error("Invalid option '-%c' (-h for help)", optopt);
+	if (opt == '?')
+		test_usage_error("Invalid option '%s' (-h for help)", argv[optind - 1]);
 	if (opt == -1 && optind < argc)
 		test_usage_error("Unexpected argument '%s'", argv[optind]);
 	return opt;

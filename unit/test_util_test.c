@@ -206,8 +206,9 @@ static void test_getopt_loop(void)
 		{ NULL, KSFT_PASS, false, "opt 97 -\nopt 98 5\n" },
 		{ "--json=out.json", KSFT_PASS, false, "opt 256 out.json\n" },
 		{ "-h", KSFT_PASS, false, "usage: prog [-a] [-b n]" },
-		{ "-z", KSFT_FAIL, true, "invalid option" },
-		{ "-z", KSFT_FAIL, false, "usage: prog [-a] [-b n]" },
+		{ "-z", KSFT_FAIL, true, "Invalid option '-z' (-h for help)\n" },
+		{ "--bogus", KSFT_FAIL, true, "Invalid option '--bogus' (-h for help)\n" },
+		{ "-b", KSFT_FAIL, true, "Option '-b' needs a value (-h for help)\n" },
 		{ "stray", KSFT_FAIL, true, "Unexpected argument 'stray'" },
 	};
 	unsigned int i;
