@@ -33,44 +33,45 @@ class CompareOptions(unittest.TestCase):
 
     def test_errors(self):
         for argv, msg in (
-                (['--runs', '0', '--options', 'a', 'b', '--', 't'],
+                (['--runs', '0', '--options', 'a', 'b', '--', 'guest_print_test'],
                  "--runs must be a positive number: '0'"),
-                (['--per-boot', 'x', '--options', 'a', 'b', '--', 't'],
+                (['--per-boot', 'x', '--options', 'a', 'b', '--', 'guest_print_test'],
                  "--per-boot must be a positive number: 'x'"),
-                (['--kernels', '6.1', '--', 't'], "--kernels takes two values, A,B: '6.1'"),
+                (['--kernels', '6.1', '--', 'guest_print_test'], "--kernels takes two values, A,B: '6.1'"),
                 (['--kernels', '6.1,6.12', '--builds', 'a,b'],
                  'give one of --kernels, --builds, --options, --patch, --kvm-src'),
-                (['--options', 'a'], 'argument --options: expected 2 arguments (-h for help)'),
+                (['--options', 'a'], "--options takes 2 values ('A' 'B'), then the next option: got 'a' (an empty one is '')"),
+                (['--options', '-d 200', '--runs', '6', '--', 'guest_print_test'], "--options takes 2 values ('A' 'B'), then the next option: got '-d 200' before --runs (an empty one is '')"),
                 (['--options', 'a', 'b'], 'no test command after --'),
                 (['--options', 'a', 'b', '--', 'T!'], "bad test name 'T!'"),
                 (['--bogus'], "unknown option '--bogus' (-h for help)"),
                 (['--runs'], 'argument --runs: expected one argument (-h for help)'),
-                (['--options', 'a', 'b', '--options', 'c', 'd', '--', 't'],
+                (['--options', 'a', 'b', '--options', 'c', 'd', '--', 'guest_print_test'],
                  'give one of --kernels, --builds, --options, --patch, --kvm-src'),
-                (['--options', 'a', 'b', 'stray', '--', 't'], "unknown option 'stray' (-h for help)"),
-                (['--budget', '1', '--options', 'a', 'b', '--', 't'],
+                (['--options', 'a', 'b', 'stray', '--', 'guest_print_test'], "unknown option 'stray' (-h for help)"),
+                (['--budget', '1', '--options', 'a', 'b', '--', 'guest_print_test'],
                  '--budget goes with --until'),
-                (['--until', '5', '--runs', '50', '--options', 'a', 'b', '--', 't'],
+                (['--until', '5', '--runs', '50', '--options', 'a', 'b', '--', 'guest_print_test'],
                  '--max-runs 40 is below --runs 50'),
-                (['--where', 'host', '--kernels', '6.1,6.12', '--', 't'],
+                (['--where', 'host', '--kernels', '6.1,6.12', '--', 'guest_print_test'],
                  '--kernels boots VMs: not --where host'),
-                (['--clock', 'icount', '--smp', '2', '--options', 'a', 'b', '--', 't'],
+                (['--clock', 'icount', '--smp', '2', '--options', 'a', 'b', '--', 'guest_print_test'],
                  '--clock icount needs --smp 1 (give --clock tcg for more)'),
-                (['--cpu', 'intel', '--clock', 'tcg', '--options', 'a', 'b', '--', 't'],
+                (['--cpu', 'intel', '--clock', 'tcg', '--options', 'a', 'b', '--', 'guest_print_test'],
                  "--clock is QEMU's; --cpu intel runs Bochs, whose clock counts instructions")):
             self.assertEqual(self.usage(argv), msg, argv)
 
     def test_defaults(self):
-        c = compare.parse(['--arch', 'x86_64', '--options', '-a 1', '', '--', './t', 'x'])
+        c = compare.parse(['--arch', 'x86_64', '--options', '-a 1', '', '--', './guest_print_test', 'x'])
         self.assertEqual((c.runs, c.clock, c.smp, c.test, c.args, c.opts),
-                         (10, 'icount', 1, 't', ['x'], {'a': ['-a', '1'], 'b': []}))
-        c = compare.parse(['--arch', 'aarch64', '--until', '2', '--options', '', '', '--', 't'])
+                         (10, 'icount', 1, 'guest_print_test', ['x'], {'a': ['-a', '1'], 'b': []}))
+        c = compare.parse(['--arch', 'aarch64', '--until', '2', '--options', '', '', '--', 'guest_print_test'])
         self.assertEqual((c.arch, c.runs, c.clock, c.smp), ('arm64', 8, 'icount', 1))
-        c = compare.parse(['--arch', 'x86_64', '--smp', '4', '--options', '', '', '--', 't'])
+        c = compare.parse(['--arch', 'x86_64', '--smp', '4', '--options', '', '', '--', 'guest_print_test'])
         self.assertEqual(c.clock, 'tcg')
         self.assertIsNone(compare.parse(['--runs', '1', '-h']))
         # Values as given, even those that start with '-'.
-        c = compare.parse(['--options', '', '-n', '--figures', '-', '--', 't', '-h'])
+        c = compare.parse(['--options', '', '-n', '--figures', '-', '--', 'guest_print_test', '-h'])
         self.assertEqual((c.opts, c.spec_b, c.figures, c.args), ({'a': [], 'b': ['-n']}, '-n',
                                                                  '-', ['-h']))
 
@@ -81,17 +82,17 @@ class CompareOptions(unittest.TestCase):
         self.assertFalse(compare.over_budget(10, 8, 12, 15))     # 10 s for 8: 12 take 15 s
         self.assertTrue(compare.over_budget(10, 8, 12, 14))
         self.assertFalse(compare.over_budget(1000, 8, 12, 0))    # no budget
-        c = compare.parse(['--kernels', '6.1,6.12', '--per-boot', '3', '--', 't'])
+        c = compare.parse(['--kernels', '6.1,6.12', '--per-boot', '3', '--', 'guest_print_test'])
         cmp = compare.Compare(c)
         self.assertEqual((cmp.units(7), cmp.total_runs(7)), (3, 24))
-        c = compare.parse(['--no-warmup', '--options', '', '', '--', 't'])
+        c = compare.parse(['--no-warmup', '--options', '', '', '--', 'guest_print_test'])
         cmp = compare.Compare(c)
         self.assertEqual((cmp.units(7), cmp.total_runs(7)), (7, 14))
 
 
 class BisectOptions(unittest.TestCase):
     def test_errors(self):
-        base = ['--figure', 'rate', '--threshold', '5', '--', 't']
+        base = ['--figure', 'rate', '--threshold', '5', '--', 'guest_print_test']
         for argv, msg in (
                 (['--baseline', '6.1'] + base,
                  'give one of --kernel, --debian-kernel, --packages, --kvm-modules, --series'),
@@ -113,14 +114,17 @@ class BisectOptions(unittest.TestCase):
                          + base)
         self.assertEqual((c.kvm_modules, c.kvm_kernel, c.smp, c.clock), (True, '6.12', '2', 'tcg'))
         with Quiet():
-            self.assertEqual(bisect.main(['--kernel-file', '/nonexistent', '--', 't']), 125)
-            self.assertEqual(bisect.main(['--runs', '1']), 2)
+            self.assertEqual(bisect.main(['--kernel-file', '/nonexistent', '--', 'guest_print_test']), 125)
+            self.assertEqual(bisect.main(['--runs', '1']), bisect.USAGE)
 
     def test_baseline_path(self):
-        with tempfile.NamedTemporaryFile(suffix='.json') as f:
+        with tempfile.NamedTemporaryFile('w', suffix='.json') as f:
+            json.dump({'results': [{'figure': 'rate', 'unit': 'pages/s'}],
+                       'samples': {'a': {'rate': [1] * 10}, 'b': {'rate': [2] * 10}}}, f)
+            f.flush()
             rel = os.path.relpath(f.name)
             c = bisect.parse(['--debian-kernel', '6.1', '--baseline', rel + ':b', '--figure',
-                              'rate', '--threshold', '5', '--', 't'])
+                              'rate', '--threshold', '5', '--', 'guest_print_test'])
             self.assertEqual((c.base_kind, c.baseline), ('json', os.path.realpath(f.name) + ':b'))
 
 
@@ -155,7 +159,7 @@ class Perf(unittest.TestCase):
                           (['--host', '--debian-kernel', '6.1'],
                            "--debian-kernel is a VM's kernel: not with --host"),
                           (['--bogus'], "unknown option '--bogus' (-h for help)"),
-                          (['--arch', 'x86_64', '--', 't'], "unknown option '--' (-h for help)"),
+                          (['--arch', 'x86_64', '--', 'guest_print_test'], "unknown option '--' (-h for help)"),
                           (['--json'], 'argument --json: expected one argument (-h for help)')):
             with self.assertRaises(perf.Usage) as e:
                 perf.parse(argv)
@@ -290,16 +294,16 @@ class LeastRuns(unittest.TestCase):
 
     def test_tools_refuse(self):
         with self.assertRaises(compare.Usage) as e:
-            compare.parse(['--runs', '3', '--options', 'a', 'b', '--', 't'])
+            compare.parse(['--runs', '3', '--options', 'a', 'b', '--', 'guest_print_test'])
         self.assertIn('needs at least 4 runs a side', str(e.exception))
         with self.assertRaises(compare.Usage) as e:
             compare.parse(['--until', '2', '--runs', '2', '--max-runs', '3', '--options', 'a',
-                           'b', '--', 't'])
+                           'b', '--', 'guest_print_test'])
         self.assertEqual(str(e.exception), '--max-runs 3 cannot reach a verdict: at 95% over '
                          '2 looks the exact interval needs at least 5 runs a side')
-        self.assertEqual(compare.parse(['--runs', '4', '--options', 'a', 'b', '--', 't']).runs,
+        self.assertEqual(compare.parse(['--runs', '4', '--options', 'a', 'b', '--', 'guest_print_test']).runs,
                          4)
-        base = ['--figure', 'rate', '--threshold', '3', '--', 't']
+        base = ['--figure', 'rate', '--threshold', '3', '--', 'guest_print_test']
         with self.assertRaises(bisect.Usage) as e:
             bisect.parse(['--series', 'DIR', '--runs', '3'] + base)
         self.assertIn('--runs 3 cannot reach a verdict', str(e.exception))

@@ -132,10 +132,10 @@ slower_by_delay() {
 # run shown with its output, counted, and no comparison.
 failures_reported() {
 	local d=$LOGS/fail
-	compare fail --options '-s bogus' '-u MISSING -d 1000000' --runs 4 --run-timeout 2 \
+	compare fail --options '-b 1T' '-u MISSING -d 1000000' --runs 4 --run-timeout 2 \
 		-- demand_paging_test -b 1M
 	(($? == 1)) && grep -q "^---- A run #00: FAILED (exit 1); its output:" "$d/err" &&
-		grep -q "^Unknown backing source type 'bogus'" "$d/err" &&
+		grep -q "^Test memory .* exceeds this host's RAM" "$d/err" &&
 		grep -q "B #00 FAILED: hung, killed (exit 137)" "$d/err" &&
 		grep -q "^HANG task" "$d/err" &&
 		grep -q "10 failed, 0 skipped" "$d/err" && grep -q "too few runs" "$d/err" && return 0

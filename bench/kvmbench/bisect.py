@@ -7,7 +7,8 @@ the VM (kvmbench.runner.VM), its runs filed by kvmbench.results, judged
 against the baseline by kvmbench.stats_cli's judge.  --packages: a
 scratch git repository a kernel a commit, `git bisect run` calling
 bench/bisect-run --kernel-file for each step.  Every outcome is mapped
-to 0 (good), 1 (bad) or 125 (cannot test); 2 is a bad command line.
+to 0 (good), 1 (bad) or 125 (cannot test); 128 (USAGE) is a bad command
+line, which stops git bisect run.
 """
 import os
 import re
@@ -18,9 +19,9 @@ import sys
 import tempfile
 
 from . import build as _build, debian, kvm_bisect, runner, stats_cli
-from .cli import Parser, Usage, test_command, vm_size
+from .cli import Parser, Usage, check_kernels, check_test, test_command, vm_size
 from .errors import Fail
-from .results import Results, baseline_values
+from .results import Results, baseline_samples, baseline_values
 from .stats import runs_refusal
 
 PROG = 'bench/bisect-run'
@@ -66,11 +67,13 @@ usage: bench/bisect-run (--kernel IMAGE [--modules DIR] [--build 'CMD'] |
 {kvm_bisect}
 Exit status, as git bisect run reads it: 0 good, 1 bad, 125 cannot test
 (the build or boot failed, no /dev/kvm in the guest, the test skipped or
-failed in too many runs, the figure missing); 2 for a bad command line,
-which `git bisect run` would take as bad: try the command once by hand.
-Never 128 or more, whatever the test does.  --packages and --series exit 0
+failed in too many runs, the figure missing); 128 for a bad command line
+(a test, figure, kernel, baseline or option it does not know), said in
+one line before any build or boot: git bisect run stops at 128 or more,
+so a typo neither marks every commit bad (1) nor skips them all (125).
+Never 128 or more otherwise, whatever the test does.  --packages and --series exit 0
 when they found the first bad package or patch (or found none), 125 if
-they could not decide; --series exits 2 for a series that does not apply.
+they could not decide; --series exits 128 for a series that does not apply.
 
 In a kernel tree:
   git bisect start BAD GOOD
@@ -80,6 +83,7 @@ In a kernel tree:
 """
 HELP = HELP.replace('{kvm_bisect}', kvm_bisect.HELP)
 RUN_TIMEOUT = 600
+USAGE = 128     # a bad command line: git bisect run aborts at 128 or more
 
 
 class CannotTest(Exception):
@@ -168,6 +172,7 @@ def parse(argv):
     if not re.fullmatch(r'[1-9][0-9]*', c.smp):
         raise Usage("bad --smp '%s'" % c.smp)
     c.arch = vm_size(c.arch, c.mem)
+    check_test(c.test, c.arch)
     why = runner.check_cpu(c.cpu, c.arch)
     if why:
         raise Usage(why)
@@ -196,15 +201,29 @@ def parse(argv):
         info('--packages %s: %s' % (c.packages, ','.join(c.pkgs)))
     if c.packages and len(c.pkgs) < 2:
         raise Usage('--packages needs at least two kernels: first good, last bad')
-    try:
-        for p in c.pkgs + ([c.debian] if c.debian else []):
-            runner.kernel_args(p)
-    except ValueError as e:
-        raise Usage(str(e))
+    check_kernels(c.pkgs + [k for k in (c.debian, c.baseline if c.base_kind == 'kernel'
+                                         else '') if k], c.arch)
+    if c.base_kind == 'json' and c.baseline:
+        check_baseline(c.baseline, c.figure)
     why = runs_refusal(*judged_runs(c))
     if why:
         raise Usage(why)
     return c
+
+
+def check_baseline(path, figure):
+    """Usage unless the --baseline file or directory @path holds @figure."""
+    try:
+        have = baseline_samples(path)
+    except (OSError, UnicodeDecodeError) as e:
+        raise Usage("--baseline %s: cannot read it (%s)" % (path, e.strerror or e))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise Usage("--baseline %s: not a bench/compare JSON nor a directory of the test's "
+                    "JSON files" % path)
+    if not have.get(figure, (None,))[0]:
+        raise Usage("no figure '%s' in --baseline %s%s" % (
+            figure, path, '; it has: ' + ' '.join(sorted(have)) if have else
+            ' (no figures at all)'))
 
 
 def judged_runs(c):
@@ -276,6 +295,10 @@ class Bisect:
         if not os.access(os.path.join(self.dir, 'kvm', c.test), os.X_OK):
             info("no test '%s' in the suite" % c.test)
             raise CannotTest()
+        why = c.arch == runner.host_arch() and runner.options_why(
+            os.path.join(self.dir, 'kvm'), c.test, c.args)
+        if why:
+            raise Usage('%s %s refused: %s' % (c.test, ' '.join(c.args), why))
 
     def judge_one(self, cand):
         """0 good, 1 bad; CannotTest."""
@@ -344,7 +367,11 @@ class Bisect:
         """git bisect run over a scratch repository, a kernel a commit."""
         c = self.c
         # Each step's kernel is the commit's file "kernel" (a Debian
-        # version or an image path).
+        # version or an image path); the test's options checked first.
+        try:
+            self.suite()
+        except CannotTest:
+            return 125
         found = self.bisect_list([(p, p + '\n') for p in c.pkgs], 'kernel', '--kernel-file',
                                  'kernel')
         if isinstance(found, int):
@@ -445,9 +472,10 @@ def interrupted(signum, frame):
 
 
 def main(argv):
-    # A bisection step of --packages (--kernel-file) must not exit 2, which
-    # git bisect run would read as "bad": its usage errors are "cannot test".
-    usage_rc = 125 if '--kernel-file' in argv or '--patch-list' in argv else 2
+    # A usage error stops git bisect run (USAGE); a bisection step's of
+    # --packages (--kernel-file: the command was checked before) is
+    # "cannot test".
+    usage_rc = 125 if '--kernel-file' in argv or '--patch-list' in argv else USAGE
     try:
         c = parse(argv)
     except Usage as e:
@@ -482,9 +510,12 @@ def main(argv):
             rc = 125
         print({0: 'BISECT good', 1: 'BISECT bad'}.get(rc, 'BISECT cannot test (exit %d)' % rc))
         return rc
+    except Usage as e:          # found after parse(), still before any boot
+        print('%s: %s' % (PROG, e), file=sys.stderr)
+        return usage_rc
     except KeyboardInterrupt:
         return 125
-    except Fail as e:          # a series that does not apply: exit 2 (never in a step)
+    except Fail as e:          # a series that does not apply: USAGE (never in a step)
         if str(e):
             info(str(e))
         return usage_rc if e.status == 2 else 125

@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 from . import kvm_sides, runner, stats_cli
-from .cli import Parser, Usage, test_command, vm_size
+from .cli import Parser, Usage, check_kernels, check_test, test_command, vm_size
 from .errors import Fail
 from .results import Results, elapsed
 from .stats import look_schedule, runs_refusal
@@ -255,10 +255,10 @@ def parse(argv):
     except ValueError as e:
         raise Usage(str(e))
     if c.mode == 'kernels':
-        try:
-            c.kernel = {'a': runner.kernel_args(c.spec_a), 'b': runner.kernel_args(c.spec_b)}
-        except ValueError as e:
-            raise Usage(str(e))
+        ka, kb = check_kernels([c.spec_a, c.spec_b], c.arch)
+        c.kernel = {'a': ka, 'b': kb}
+    if c.mode != 'builds':          # (a tree of one's own may have tests of its own)
+        check_test(c.test, c.arch)
     if c.mode == 'builds':
         for d in (c.spec_a, c.spec_b):
             if not (os.path.isfile(os.path.join(d, 'kselftest-list.txt')) or
@@ -347,9 +347,15 @@ class Compare:
         else:
             d = self.install_tree('', 'a')
             self.dirs = {'a': d, 'b': d}
-        for d in self.dirs.values():
+        for s, d in self.dirs.items():
             if not os.access(os.path.join(d, 'kvm', c.test), os.X_OK):
                 raise Usage("no test '%s' in %s/kvm" % (c.test, d))
+            # Before any boot or run: the test's own option check, on the host.
+            why = c.arch == runner.host_arch() and runner.options_why(
+                os.path.join(d, 'kvm'), c.test, c.args + c.opts[s])
+            if why:
+                raise Usage("%s: %s %s refused: %s" % (s.upper(), c.test, ' '.join(
+                    c.args + c.opts[s]), why))
         if (not boots(c) and c.where != 'vm' and not c.cpu and
                 c.arch == runner.host_arch()):
             why = runner.host_kvm_why(os.path.join(self.dirs['a'], 'kvm'))
@@ -431,7 +437,12 @@ class Compare:
         os.makedirs(self.out, exist_ok=True)
         self.out = os.path.abspath(self.out)
         start = runner.now()
-        self.setup()
+        try:
+            self.setup()
+        except Usage:
+            if not os.listdir(self.out):    # ours, new: nothing left behind
+                os.rmdir(self.out)
+            raise
         info('A: %s, B: %s; %s %s; %d runs each%s, %s' % (
             describe(c, c.spec_a), describe(c, c.spec_b), c.test, ' '.join(c.args), c.runs, ' and more until +-%s%%' % c.until if c.until else '',
             "on this host's /dev/kvm" if self.on_host else 'in the %s VM' % c.arch))

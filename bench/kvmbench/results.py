@@ -137,21 +137,27 @@ def load_profiles(paths, phase=None):
     return shares, ms
 
 
-def baseline_values(path, figure):
-    """The baseline samples of @figure: a bench/compare JSON (side A, or
-    B with FILE:b), or a directory of the perf tests' JSON files."""
+def baseline_samples(path):
+    """{figure: (samples, unit)} of a baseline: a bench/compare JSON
+    (side A, or B with FILE:b), or a directory of the perf tests' JSON
+    files.  OSError, ValueError (not JSON) or KeyError/TypeError (not
+    compare's)."""
     side = 'a'
     if path.endswith(':a') or path.endswith(':b'):
         path, side = path[:-2], path[-1]
     if os.path.isdir(path):
         figs, units = load_side(side_files(path))
-        return figs.get(figure), units.get(figure)
+        return {f: (v, units.get(f)) for f, v in figs.items()}
     with open(path) as f:
         obj = json.load(f)
-    for r in obj.get('results', []):
-        if r['figure'] == figure:
-            return obj['samples'][side][figure], r['unit']
-    return None, None
+    return {r['figure']: (obj['samples'][side][r['figure']], r['unit'])
+            for r in obj.get('results', [])}
+
+
+def baseline_values(path, figure):
+    """The baseline samples of @figure and its unit (None, None if the
+    baseline has no such figure): baseline_samples()."""
+    return baseline_samples(path).get(figure, (None, None))
 
 
 

@@ -92,6 +92,22 @@ def host_kvm_why(test_dir):
                        text=True)
     return '' if p.returncode == 0 else (p.stdout or 'probe failed')
 
+def options_why(test_dir, test, args):
+    """'' if the test in @test_dir takes @args, else its usage error (its
+    one line): the test's own option parser, run on this host with -h
+    after @args (-h ends it with its help, exit 0, once every option
+    before was taken).  '' when it cannot tell: the binary is for another
+    arch, it skipped, or it hung."""
+    try:
+        p = subprocess.run([os.path.join(test_dir, test)] + list(args) + ['-h'],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, errors='replace', timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return ''
+    lines = p.stderr.strip().splitlines()
+    return lines[-1] if p.returncode == 1 and lines else ''
+
+
 def clock_pick(clock, cpu, smp):
     """The clock of a bench run: @clock (--clock) if given; bochs with
     --cpu intel (Bochs' clock counts instructions; --clock is QEMU's),

@@ -26,6 +26,7 @@ import time
 
 from . import build, fetch, lava, runner, stats, trackdb, tracklava, trackplan
 from .trackjudge import pair_level, version_key
+from .cli import check_test
 from .errors import Fail, UsageError
 from .results import Results, run_figures
 
@@ -192,9 +193,18 @@ def resolve(specs, arch, versions=None):
                 args = runner.kernel_args(s)
             except ValueError as e:
                 raise UsageError(str(e))
+            if not fetch.is_kernel_image(arch, s.partition(':')[0]):
+                raise UsageError("kernel '%s' is a file but no kernel image for %s"
+                                 % (s.partition(':')[0], arch))
             out.append(Kernel(os.path.abspath(s.partition(':')[0]) +
                               (':' + os.path.abspath(s.partition(':')[2])
                                if s.partition(':')[2] else ''), args))
+        elif re.fullmatch(r'[0-9]+\.[0-9]+', s):     # a series: its newest, as vm/run's
+            try:
+                v = fetch.pick_version(s, known(), fetch.deb_arch(arch))
+            except fetch.FetchError as e:
+                raise UsageError(str(e))
+            out.append(Kernel(v, ['--debian-kernel', v]))
         elif re.fullmatch(r'[0-9]+\.[0-9]+[.+-][0-9a-z.+-]*', s):
             if s not in known():
                 near = [v for v in known() if series_of(v) == series_of(s)]
@@ -422,6 +432,9 @@ def check(a):
                          % a.report)
     tracklava.check(a)
     cmds = commands(a)
+    for c in cmds:
+        for x in archs:
+            check_test(c.test, x)
     kernels = {}
     if a.attribute:
         if len(archs) != 1:
@@ -464,6 +477,17 @@ def build_suites(archs):
     return tests
 
 
+def check_options(cmds, tests):
+    """UsageError if a command's test refuses its options (the test's own
+    check, on this host, before any boot: runner.options_why)."""
+    for arch, tree in tests.items():
+        for c in cmds:
+            why = arch == runner.host_arch() and runner.options_why(
+                os.path.join(tree, 'kvm'), c.test, c.argv(arch))
+            if why:
+                raise UsageError('command %s: %s refused: %s' % (c.name, c.line(arch), why))
+
+
 def main(argv):
     from . import trackjudge
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # | head: no traceback
@@ -476,6 +500,12 @@ def main(argv):
             c = cmds[0]
             print(attribute.text(att, archs[0], c.figures[0], c.line(archs[0])), end='')
             return 0
+        if not a.no_run:
+            # Before the database is written: it is ours, the tests
+            # take their options (the suite built on the way).
+            trackdb.DB(a.db).check()
+            a.tests = build_suites(archs)
+            check_options(cmds, a.tests)
         if a.dry_run:
             for b in trackplan.plan(kernels, archs, a.runs, a.per_boot):
                 print('round %d: %s %s runs %s: %s' % (b[0] + 1, b[1], b[2].name,
@@ -495,10 +525,12 @@ def main(argv):
     except UsageError as e:
         print('%s: %s' % (PROG, e), file=sys.stderr)
         return 2
+    except Fail as e:
+        info(str(e))
+        return e.status
     rc = 0
     try:
         if not a.no_run:
-            a.tests = build_suites(archs)
             t0 = time.monotonic()
             if api:
                 counts, per_kernel = tracklava.measure(a, cmds, kernels, db, api)

@@ -72,7 +72,7 @@ class DB:
 
     # ---- opening, checking, locking ----------------------------------
 
-    def open(self, write):
+    def open(self, write, empty_ok=False):
         """Connect and check that the database is ours, or new and empty
         (only with @write: it is made ours then).  UsageError (one line,
         exit 2) when it is not ours, locked by another track, or cannot
@@ -91,12 +91,25 @@ class DB:
                 raise UsageError("database %s is not a track database of this version "
                                  "(schema %s, want %s)" % (self.spec, row[0][0] if row else
                                                           'none', SCHEMA))
-        elif not write:
+        elif not write and not empty_ok:
             raise UsageError('database %s holds no track (no runs stored)' % self.spec)
         if write:
             self._lock()
             self._create(new=not tables)
         return self
+
+    def check(self):
+        """open(write=True)'s checks, nothing written nor locked (--dry-run,
+        and before a build): a new database, or one of ours."""
+        if not self.pg and not os.path.exists(self.spec):
+            d = os.path.dirname(os.path.abspath(self.spec))
+            if not os.path.isdir(d):
+                raise UsageError("database '%s': no directory %s" % (self.spec, d))
+            return
+        try:
+            self.open(write=False, empty_ok=True)
+        finally:
+            self.close()
 
     def _open_sqlite(self, write):
         path = self.spec
