@@ -333,18 +333,18 @@ class KvmSidesOptions(unittest.TestCase):
             patch = os.path.join(d, 'p.patch')
             with open(patch, 'w') as f:
                 f.write(PATCH)
-            c = compare.parse(['--patch', patch, '--kvm-src', d, '--', 't'])
+            c = compare.parse(['--patch', patch, '--kvm-src', d, '--', 'guest_print_test'])
             self.assertEqual((c.mode, c.src_tree, c.patches), ('patch', d, [patch]))
-            c = compare.parse(['--kvm-src', d + ',' + d, '--', 't'])
+            c = compare.parse(['--kvm-src', d + ',' + d, '--', 'guest_print_test'])
             self.assertEqual((c.mode, c.src_tree, c.spec_a), ('kvm-src', '', d))
-            for argv, msg in ((['--kvm-src', d, '--', 't'],
+            for argv, msg in ((['--kvm-src', d, '--', 'guest_print_test'],
                                '--kvm-src takes two trees, A,B (one tree goes with --patch)'),
-                              (['--patch', patch, '--kvm-src', d + '/nope', '--', 't'],
+                              (['--patch', patch, '--kvm-src', d + '/nope', '--', 'guest_print_test'],
                                "no kernel source tree '%s/nope'" % d)):
                 with self.assertRaises(compare.Usage) as e:
                     compare.parse(argv)
                 self.assertEqual(str(e.exception), msg)
-            base = ['--figure', 'f', '--threshold', '3', '--', 't']
+            base = ['--figure', 'f', '--threshold', '3', '--', 'guest_print_test']
             c = bisect.parse(['--series', d, '--kvm-src', d] + base)
             self.assertEqual(c.kvm_src, os.path.realpath(d))
             b = bisect.Bisect(c, d)

@@ -24,6 +24,7 @@ import sys
 import time
 
 from kvmbench import debian, kvm_config, kvm_tree
+from kvmbench.cli import Parser
 from kvmbench.errors import BuildError, Fail, UsageError
 
 PROG = "vm/kvm-build"
@@ -489,8 +490,8 @@ def first_error(path):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
-        prog=PROG,
+    p = Parser(     # a usage error: one line (cli.Parser), exit 2
+        prog=PROG, formatter_class=argparse.HelpFormatter,
         description="Build KVM (x86_64: the kvm, kvm-amd, kvm-intel modules; arm64: the "
         "whole kernel) from a kernel source tree for a Debian kernel, into DIR, which "
         "vm/run --kvm-modules DIR boots in place of the packaged KVM.",
@@ -519,11 +520,13 @@ def parse_args(argv):
     p.add_argument("--arch", default=host_arch(), choices=["x86_64", "arm64", "aarch64"])
     p.add_argument("--jobs", "-j", type=int, default=min(2, os.cpu_count() or 1),
                    help="make -j (default: 2 at most)")
-    p.add_argument("--out", metavar="DIR", required=True,
+    p.add_argument("--out", metavar="DIR",
                    help="where the modules tree (arm64, --whole: the kernel, "
                    "boot/IMAGE-RELEASE) goes")
     a = p.parse_args(argv)
     a.arch = "arm64" if a.arch == "aarch64" else a.arch
+    if not a.out:       # (after argparse has named an unknown option)
+        p.error("the following arguments are required: --out")
     if a.jobs < 1:
         p.error("--jobs must be at least 1")
     if a.whole and not a.src:
@@ -548,9 +551,10 @@ def main_whole(a, t0):
 
 
 def main(argv=None):
-    a = parse_args(sys.argv[1:] if argv is None else argv)
     try:
+        a = parse_args(sys.argv[1:] if argv is None else argv)
         t0 = time.monotonic()
+        check_out(a.out)        # before the build, and again as it installs
         if a.whole:
             return main_whole(a, t0)
         b = Build(a.debian_kernel, a.arch, a.src, a.patch, a.config, a.jobs)

@@ -17,6 +17,7 @@ import sys
 import time
 
 from . import lava
+from .cli import Parser, Usage
 
 STATE = os.environ.get('LAVA_LAB_DIR', '/var/lib/kvm-selftests-lava')
 PACKAGES = ('lava-server', 'lava-dispatcher', 'lava-common', 'lavacli', 'postgresql',
@@ -282,7 +283,7 @@ def status(_args):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog='lava/lab', description='A local LAVA lab on 127.0.0.1: '
+    ap = Parser(prog='lava/lab', formatter_class=argparse.HelpFormatter, description='A local LAVA lab on 127.0.0.1: '
                                  'start (installs what it needs), stop, status.')
     sub = ap.add_subparsers(dest='cmd', required=True)
     s = sub.add_parser('start', help='start the lab; prints the token and, last, the URL')
@@ -291,9 +292,18 @@ def main(argv=None):
     s.add_argument('--devices', type=int, default=0, help='QEMU devices (default: cores)')
     sub.add_parser('stop', help='stop everything start started')
     sub.add_parser('status', help='what runs, the devices, the URL')
-    a = ap.parse_args(argv)
-    if a.cmd == 'start' and (a.port < 0 or a.port > 65533 or a.devices < 0 or a.devices > 99):
-        ap.error('bad --port or --devices')
+    try:
+        return main_args(ap, ap.parse_args(argv))
+    except Usage as e:      # one line, exit 2
+        die(str(e), 2)
+
+
+def main_args(ap, a):
+    if a.cmd == 'start' and not 0 <= a.port <= 65533:
+        ap.error('bad --port %d: a TCP port up to 65533 (it takes PORT+1 and PORT+2 too)'
+                 % a.port)
+    if a.cmd == 'start' and not 0 <= a.devices <= 99:
+        ap.error('bad --devices %d: from 1 to 99 (0: one a core)' % a.devices)
     if os.geteuid() != 0:
         die('needs root (installs packages, runs LAVA)', 2)
     os.makedirs(STATE, exist_ok=True)

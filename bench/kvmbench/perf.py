@@ -80,6 +80,8 @@ def parse(argv):
         d = os.path.dirname(c.json) or '.'
         if not os.path.isdir(d):
             raise Usage('--json %s: no directory %s' % (c.json, d))
+        if os.path.isdir(c.json) or c.json.endswith('/'):
+            raise Usage('--json %s is a directory: name a file' % c.json)
         c.json = os.path.abspath(c.json)
     if c.kver:
         if c.where == 'host':
