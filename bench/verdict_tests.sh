@@ -8,7 +8,8 @@
 #  - the unit tests of bench/kvmbench (bench/test_*.py: the statistics
 #    in test_stats.py, the rest in the others), one result each;
 #  - pyflakes finds nothing in the Python;
-#  - bad command lines exit 2;
+#  - bad command lines: one line, their status, before any boot (the
+#    table bench/testdata/bad-input.tsv, run by bench/test_bad_input.py);
 #  - on this host's /dev/kvm, if it runs our guests (probed; else SKIP):
 #    A/A comparisons (same kernel, same binary, same options) of
 #    demand_paging_test and dirty_log_perf_test at the default --runs and
@@ -159,27 +160,6 @@ unit_tests() {	# bench/test_*.py --tap, renumbered into this TAP
 	done
 }
 
-usage_errors() {
-	local rc=0 c
-	for c in "compare --runs 0 --options a b -- demand_paging_test" \
-		"compare --kernels 6.1 -- demand_paging_test" \
-		"compare --options a b" \
-		"bisect-run --kernel x --baseline 6.1 --figure rate --threshold ten -- demand_paging_test" \
-		"bisect-run --baseline 6.1 --figure rate --threshold 5 -- demand_paging_test" \
-		"bisect-run --debian-kernel 6.1 --clock icount --smp 2 --baseline 6.1 --figure rate --threshold 5 -- demand_paging_test" \
-		"table nope" "table dirty_log --runs 0" "table paths --kernels 6.1" \
-		"table eventfd --where moon" "table splitting --kernel nonesuch"; do
-		# shellcheck disable=SC2086  # the words of each command line
-		"$REPO/bench/"$c >/dev/null 2>"$LOGS/usage.err"
-		if [[ $? != 2 || $(wc -l <"$LOGS/usage.err") != 1 ]]; then
-			echo "# bench/$c: not a one-line usage error with exit 2:"
-			sed 's/^/#   /' "$LOGS/usage.err"
-			rc=1
-		fi
-	done
-	return "$rc"
-}
-
 if ! { ensure_build_deps x86_64 && ensure_packages python3 gnuplot-nox; }; then
 	echo "verdict_tests.sh: set-up failed" >&2
 	exit 1
@@ -195,7 +175,6 @@ pyflakes_clean() {
 		{ sed 's/^/# /' "$LOGS/pyflakes.log"; return 1; }
 }
 check "pyflakes: bench/*.py and bench/kvmbench/*.py clean" pyflakes_clean
-check "bad command lines: one line, exit 2" usage_errors
 
 DIR=$REPO/build/x86_64
 mkdir -p "$REPO/build"
