@@ -12,6 +12,8 @@ import json
 import math
 import os
 import random
+import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -373,8 +375,37 @@ class Track(unittest.TestCase):
         self.assertEqual(trackjudge.changes(j), [])
         self.assertEqual(j['unjudged'], [])
 
-    def test_report(self):
+    ENTRIES = [('6.12.3', 'KVM: x86: Move update_cr8_intercept() to lapic.c'),
+               ('6.12.3', 'KVM: x86/mmu: Zap fewer SPTEs'),
+               ('6.12.2', 'mm/userfaultfd: fix a race in handle_userfault()'),
+               ('6.12.2', 'KVM: x86: Fix an MSR')]
+
+    def attributed(self):
         j = self.judged('k4')
+        j['attribution'] = {('x86_64', 'k3', 'k4'): {'entries': list(self.ENTRIES)}}
+        return j
+
+    def test_text_ranked(self):
+        """Each change shows the entries on its path, most likely first;
+        all of them only in the report's file; none on a run that
+        measured nothing."""
+        j = self.attributed()
+        t = trackjudge.text(j, report='REP')
+        on_path = ['    most likely on its path: 2 of 4 KVM/mm changelog entries name it, the '
+                   'first 2 (docs/track.md: the ranking):',
+                   '      6.12.2: mm/userfaultfd: fix a race in handle_userfault()',
+                   '      6.12.3: KVM: x86/mmu: Zap fewer SPTEs']
+        self.assertIn('\n'.join(on_path), t)
+        self.assertEqual(t.count('most likely on its path'), 2)     # neighbours, change point
+        self.assertNotIn('cr8', t)
+        self.assertIn('Debian changelog, k3 -> k4 (x86_64): 4 KVM/mm entries, all in '
+                      'REP/changelog-x86_64-k3-k4.txt', t)
+        again = trackjudge.text(j, changelog=False)
+        self.assertNotIn('userfaultfd', again)
+        self.assertIn('all in bench/track --attribute k3..k4 --arch x86_64', again)
+
+    def test_report(self):
+        j = self.attributed()
         out = os.path.join(self.dir.name, 'report')
         paths = trackreport.write(j, out)
         with open(paths[0]) as f:
@@ -382,11 +413,39 @@ class Track(unittest.TestCase):
         self.assertIn('<h2>Changes</h2>', h)
         self.assertLess(h.index('<h2>Changes</h2>'), h.index('<h2>Figures</h2>'))
         self.assertIn('k3 -&gt; k4', h)
+        # One block for the step (both ways it was found), the changelog folded.
+        self.assertEqual(h.count('<section class="change">'), 1)
+        self.assertIn('<details><summary>All 4 KVM/mm entries', h)
+        self.assertEqual(h.count('class="changelog-entry"'), 2 + 4)
+        self.assertLess(h.index('userfaultfd'), h.index('Zap fewer'))
         if trackreport.have_matplotlib():
-            self.assertEqual(h.count('<img '), 2)
+            self.assertEqual(h.count('<img '), 3)       # the change's and both figures'
             self.assertIn('data:image/png;base64,iVBOR', h)
+            self.assertLess(h.index('<img '), h.index('class="changelog-entry"'))
+        with open(os.path.join(out, 'changelog-x86_64-k3-k4.txt')) as f:
+            self.assertEqual(f.read().splitlines()[1:], ['%s: %s' % e for e in self.ENTRIES])
         with open(paths[1]) as f:
             self.assertIn('| x86_64 | dp | rate | k3 -> k4 | worse by', f.read())
+
+    @unittest.skipUnless(shutil.which('chromium') and trackreport.have_matplotlib(),
+                         'no chromium (bench/track_checks.sh installs it) or no matplotlib')
+    def test_report_in_browser(self):
+        """The report of a change with its changelog in headless chromium:
+        its images render, the first plot above the first changelog entry."""
+        out = os.path.join(self.dir.name, 'report')
+        trackreport.write(self.attributed(), out)
+        p = subprocess.run([os.path.join(BENCH, 'browser_check.sh'),
+                            os.path.join(out, 'track.html')], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn('the first plot above the first changelog entry', p.stdout)
+
+    def test_scale(self):
+        """Axes in the figure's unit at a readable scale."""
+        self.assertEqual(trackreport.scale('ns', [2.5e7, 3e7]), (1e6, 'ms'))
+        self.assertEqual(trackreport.scale('ns', [900]), (1, 'ns'))
+        self.assertEqual(trackreport.scale('ns', [4e9]), (1e9, 's'))
+        self.assertEqual(trackreport.scale('pages/s', [2e5]), (1e3, 'k pages/s'))
+        self.assertEqual(trackreport.scale('count', [2e9]), (1, 'count'))
 
 
 class Attribution(unittest.TestCase):
@@ -417,6 +476,23 @@ class Attribution(unittest.TestCase):
         self.assertEqual(arm, ['KVM: arm64: Fixture entry for arm64 only',
                                'mm: fixture entry about the page allocator',
                                'KVM: Fixture entry for both arches'])
+
+    def test_rank(self):
+        """An entry naming a figure's functions outranks one naming only
+        what every access shares; one naming nothing of the path is left
+        out; ties keep the changelog's order."""
+        entries = [('1', 'KVM: x86: Fix the CR8 intercept'),
+                   ('1', 'KVM: x86/mmu: Zap fewer SPTEs'),
+                   ('1', 'KVM: Fix kvm_vm_ioctl_get_dirty_log() for a dirty ring'),
+                   ('1', 'KVM: x86/mmu: Batch TLB flushes')]
+        got = [e for _, _, e in attribute.rank(entries, 'dirty_log_perf_test', 'get_ns_avg')]
+        self.assertEqual(got, [entries[2][1], entries[1][1], entries[3][1]])
+        self.assertEqual(attribute.rank(entries[:1], 'dirty_log_perf_test', 'get_ns_avg'), [])
+        uffd = attribute.rank([('1', 'mm: userfaultfd: fix UFFDIO_COPY')] + entries[1:2],
+                              'demand_paging_test', 'rate')
+        self.assertEqual(uffd[0][2], 'mm: userfaultfd: fix UFFDIO_COPY')
+        self.assertIn('userfaultfd', attribute.path_terms('demand_paging_test', 'rate'))
+        self.assertNotIn('userfaultfd', attribute.path_terms('dirty_log_perf_test', 'rate'))
 
     def test_signed_stanza(self):
         """The kernel's version is its newest stanza's, signed or not: in

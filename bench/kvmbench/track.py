@@ -528,7 +528,7 @@ def main(argv):
     except Fail as e:
         info(str(e))
         return e.status
-    rc = 0
+    rc = stored = 0
     try:
         if not a.no_run:
             t0 = time.monotonic()
@@ -543,10 +543,13 @@ def main(argv):
             for (arch, k), ts in per_kernel.items():
                 info('time on %s %s: %.0f s in %d %s' % (arch, k, sum(ts), len(ts), what))
             rc = 1 if counts['failed'] or counts['bootfail'] else 0
+            stored = counts['stored']
         order = {arch: [k.name for k in ks] for arch, ks in kernels.items()} or None
         judged = trackjudge.judge(db, cmds, a.level, order)
         trackjudge.attribute_changes(judged, info)
-        print(trackjudge.text(judged), end='')
+        # A re-run that measured nothing shows no changelog entries again.
+        print(trackjudge.text(judged, changelog=a.no_run or bool(stored), report=a.report),
+              end='')
         if a.report:
             from . import trackreport
             for f in trackreport.write(judged, a.report):

@@ -10,7 +10,9 @@ vm/suite's pool, like vm/kvm_checks.sh; docs/track.md):
    demand paging, the fewest runs (5), interrupted in its second boot
    and continued by the same command: every run stored once, the
    verdicts and the report; the same command again boots nothing;
- - the report in headless chromium (bench/browser_check.sh).
+ - the report in headless chromium (bench/browser_check.sh), and
+   bench/test_track.py's report of a change with its changelog there:
+   the first plot above the first changelog entry.
 """
 import argparse
 import os
@@ -145,7 +147,14 @@ def main(argv=None):
         w.result('skip', 'the report in headless chromium', out.strip())
     else:
         c.expect('the report in headless chromium (%d s)' % (time.time() - t0), 'browser.log',
-                 0, r'^ok: .* images rendered, no load or script errors')
+                 0, r'^ok: .* images rendered, no load or script errors, (the first plot above '
+                 r'the first changelog entry|no changelog entry)')
+        # A report with a change and its changelog (bench/test_track.py's):
+        # the first plot above the first changelog entry.
+        c.run('browser-change.log', [sys.executable, os.path.join(REPO, 'bench', 'test_track.py'),
+                                     'Track.test_report_in_browser'])
+        c.expect('a change beside its plot, its changelog below the plot, in chromium',
+                 'browser-change.log', 0, r'^OK$')
     w.plan()
     return 1 if w.failed else 0
 

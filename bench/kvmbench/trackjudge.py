@@ -22,6 +22,7 @@ one-kernel excursion (up, then back) is two neighbour verdicts but may
 be no change point (or two).  docs/track.md says more.
 """
 import math
+import os
 import random
 import re
 
@@ -223,11 +224,47 @@ def changes(judged):
             for r in f['neighbours']:
                 if r['verdict'] != 'same':
                     out.append(dict(kind='neighbours', arch=s['arch'], command=s['command'],
-                                    figure=f['figure'], unit=f['unit'], r=r))
+                                    test=s['line'].split()[0], figure=f['figure'],
+                                    unit=f['unit'], r=r))
             for r in f['points']:
                 out.append(dict(kind='change point', arch=s['arch'], command=s['command'],
-                                figure=f['figure'], unit=f['unit'], r=r))
+                                test=s['line'].split()[0], figure=f['figure'],
+                                unit=f['unit'], r=r))
     return out
+
+
+TOP = 5    # changelog entries shown for a change, the most likely on its path
+
+
+def changelog_file(arch, a, b):
+    """The report's file (trackreport) of every KVM/mm entry of @a -> @b."""
+    return ''.join(ch if ch.isalnum() or ch in '-_.+' else '_'
+                   for ch in 'changelog-%s-%s-%s.txt' % (arch, a, b))
+
+
+def likely(judged, c):
+    """(the changelog entries of change @c most likely on its figure's
+    path, ranked: attribute.rank(); the attribution) or ([], None)."""
+    from . import attribute
+    r = c['r']
+    att = judged.get('attribution', {}).get((c['arch'], r['a_kernel'], r['b_kernel']))
+    if att is None:
+        return [], None
+    return attribute.rank(att['entries'], c['test'], c['figure']), att
+
+
+def likely_lines(judged, c, indent='    '):
+    """The text of likely(): a head and the TOP entries, or []."""
+    ranked, att = likely(judged, c)
+    if att is None:
+        return []
+    if not ranked:
+        return ['%snone of the %d KVM/mm changelog entries names %s\'s path' % (
+            indent, len(att['entries']), c['figure'])]
+    return ['%smost likely on its path: %d of %d KVM/mm changelog entries name it, the first '
+            '%d (docs/track.md: the ranking):' % (indent, len(ranked), len(att['entries']),
+                                                  min(TOP, len(ranked)))] + [
+        '%s  %s: %s' % (indent, v, e) for _, v, e in ranked[:TOP]]
 
 
 BOOT_EFFECT_HEAD = ('runs of one boot more alike than runs of different boots, p < %g (the '
@@ -244,8 +281,11 @@ def boot_effect_lines(judged):
                                   for a, c, f, r in fx]) if fx else []
 
 
-def text(judged):
-    """The plain-text verdicts: the changes first, then what did not move."""
+def text(judged, changelog=True, report=None):
+    """The plain-text verdicts: the changes first, each with its few
+    changelog entries most likely on the figure's path (not when
+    @changelog is False: a run that measured nothing shows them no
+    more), then what did not move; every entry is in @report's files."""
     lines = []
     ch = changes(judged)
     lines.append('changes (%d), at %g%% simultaneous over every neighbour pair, command and '
@@ -257,6 +297,8 @@ def text(judged):
         lines.append('  %s %s %s (%s): %s -> %s: %s%s [%s]' % (
             c['arch'], c['command'], c['figure'], c['unit'], r['a_kernel'], r['b_kernel'],
             words(r), extra, c['kind']))
+        if changelog:
+            lines += likely_lines(judged, c)
     if not ch:
         lines.append('  none')
     lines.append('no change between neighbours:')
@@ -273,9 +315,9 @@ def text(judged):
         lines.append('  none')
     lines += boot_effect_lines(judged)
     for (arch, a, b), att in sorted(judged.get('attribution', {}).items()):
-        lines.append('Debian changelog, %s -> %s (%s): %d KVM/mm entries%s' % (
-            a, b, arch, len(att['entries']), ':' if att['entries'] else ''))
-        lines += ['  %s: %s' % e for e in att['entries']]
+        lines.append('Debian changelog, %s -> %s (%s): %d KVM/mm entries, all in %s' % (
+            a, b, arch, len(att['entries']), os.path.join(report, changelog_file(arch, a, b))
+            if report else 'bench/track --attribute %s..%s --arch %s' % (a, b, arch)))
     for u in judged['unjudged']:
         lines.append('not judged: ' + u)
     for c in ch:
