@@ -365,6 +365,13 @@ static void run_guest_mode(enum vm_guest_mode mode, void *arg)
 	perf_test_destroy_vm(vm);
 }
 
+/* The figures this test reports (perf_report.h: --figures lists them). */
+static const char *const figures[] = {
+	"uffds", "pages", "faults", "raced", "empty_wakes", "time_ns", "rate",
+	"vcpu_rate_min", "vcpu_rate_max", "lat_p50_ns", "lat_p99_ns", "lat_max_ns", "exits",
+	"pf_taken", "checked", NULL,
+};
+
 int main(int argc, char *argv[])
 {
 	struct dp_params p = {
@@ -376,6 +383,7 @@ int main(int argc, char *argv[])
 	perf_test_options_init(&p.o, DEFAULT_VCPU_MEMORY, 1);
 	parse_args(argc, argv, &p);
 	check_params(&p);
+	perf_report_figures(figures);
 	perf_report_open("demand_paging_test", p.o.json_path, argc, argv);
 	if (p.host_only) {
 		perf_test_setup_host_mem(&p.o, vm_guest_mode(VM_MODE_DEFAULT)->page_size);

@@ -359,6 +359,13 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	perf_test_destroy_vm(vm);
 }
 
+/* The figures this test reports (perf_report.h: --figures lists them). */
+static const char *const figures[] = {
+	"populate_ns", "enable_ns", "dirty_ns_avg", "get_ns_total", "get_ns_avg",
+	"clear_ns_total", "clear_ns_avg", "disable_ns", "reported", "checked",
+	"ring_full_exits", "ring_harvested", NULL,
+};
+
 int main(int argc, char *argv[])
 {
 	struct dl_params p = {
@@ -373,6 +380,7 @@ int main(int argc, char *argv[])
 	perf_test_options_init(&p.o, DEFAULT_VCPU_MEMORY, 1);
 	parse_args(argc, argv, &p);
 	check_params(&p);
+	perf_report_figures(figures);
 	perf_report_open("dirty_log_perf_test", p.o.json_path, argc, argv);
 	for_each_guest_mode(run_test, &p);
 	perf_report_close();

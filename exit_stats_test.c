@@ -63,6 +63,11 @@ static void parse_args(int argc, char *argv[], struct params *p)
 	}
 }
 
+/* The figures this test reports (perf_report.h: --figures lists them). */
+static const char *const figures[] = {
+	"exits", NULL,
+};
+
 int main(int argc, char *argv[])
 {
 	uint64_t before, after, exits, i, nr;
@@ -72,6 +77,7 @@ int main(int argc, char *argv[])
 
 	parse_args(argc, argv, &p);
 	kvm_require_dev();
+	perf_report_figures(figures);
 	perf_report_open("exit_stats_test", p.json_path, argc, argv);
 	vm = vm_create_with_one_vcpu(&vcpu, guest_code);
 	if (!kvm_read_stat(vcpu->fd, "exits", &before))

@@ -373,6 +373,13 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	perf_test_destroy_vm(vm);
 }
 
+/* The figures this test reports (perf_report.h: --figures lists them). */
+static const char *const figures[] = {
+	"create_ns", "update_ns", "adjust_ns", "enable_ns", "get_ns", "disable_ns",
+	"dirty_reported", "create_faults", "update_faults", "adjust_faults", "create_huge",
+	"update_huge", "adjust_huge", "checked", NULL,
+};
+
 int main(int argc, char *argv[])
 {
 	struct perf_test_options o;
@@ -386,6 +393,7 @@ int main(int argc, char *argv[])
 	perf_test_options_check(&o, false);
 	if (kvm_backing_src_flags_unavailable(o.backing, KVM_MEM_LOG_DIRTY_PAGES, why, sizeof(why)))
 		test_skip("Dirty logging: %s", why);
+	perf_report_figures(figures);
 	perf_report_open("kvm_page_table_test", o.json_path, argc, argv);
 	for_each_guest_mode(run_test, &o);
 	perf_report_close();

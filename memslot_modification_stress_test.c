@@ -275,6 +275,13 @@ static void run_test(enum vm_guest_mode mode, void *arg)
 	free(t);
 }
 
+/* The figures this test reports (perf_report.h: --figures lists them). */
+static const char *const figures[] = {
+	"add_ns_min", "add_ns_p50", "add_ns_p99", "add_ns_max", "del_ns_min", "del_ns_p50",
+	"del_ns_p99", "del_ns_max", "loop_ns", "walks", "walks_during", "walk_rate",
+	"checked", NULL,
+};
+
 int main(int argc, char *argv[])
 {
 	struct mm_params p = { .iterations = DEFAULT_ITERATIONS };
@@ -283,6 +290,7 @@ int main(int argc, char *argv[])
 	perf_test_options_init(&p.o, DEFAULT_VCPU_MEMORY, 1);
 	parse_args(argc, argv, &p);
 	check_params(&p);
+	perf_report_figures(figures);
 	perf_report_open("memslot_modification_stress_test", p.o.json_path, argc, argv);
 	for_each_guest_mode(run_test, &p);
 	perf_report_close();

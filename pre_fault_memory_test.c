@@ -330,6 +330,13 @@ static void run_guest_mode(enum vm_guest_mode mode, void *arg)
 	report(p, &r);
 }
 
+/* The figures this test reports (perf_report.h: --figures lists them). */
+static const char *const figures[] = {
+	"pages", "prefault_ns", "prefault_rate", "prefault_calls", "demand_ns", "demand_rate",
+	"demand_faults", "first_pass_ns", "first_pass_rate", "first_pass_faults", "mapped_4k",
+	NULL,
+};
+
 int main(int argc, char *argv[])
 {
 	struct pf_params p;
@@ -338,6 +345,7 @@ int main(int argc, char *argv[])
 	p.o.phys_offset = DEFAULT_PHYS_OFFSET;
 	parse_args(argc, argv, &p);
 	check_params(&p);
+	perf_report_figures(figures);
 	perf_report_open("pre_fault_memory_test", p.o.json_path, argc, argv);
 	for_each_guest_mode(run_guest_mode, &p);
 	perf_report_close();

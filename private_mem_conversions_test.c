@@ -326,6 +326,14 @@ static void check_params(struct pmc_params *p)
 	perf_test_options_check(&p->o, false);
 }
 
+/* The figures this test reports (perf_report.h: --figures lists them). */
+static const char *const figures[] = {
+	"to_shared", "to_shared_pages", "to_shared_ns", "to_shared_ns_per_conversion",
+	"to_shared_ns_per_page", "to_private", "to_private_pages", "to_private_ns",
+	"to_private_ns_per_conversion", "to_private_ns_per_page", "memory_fault_exits",
+	"run_ns", NULL,
+};
+
 int main(int argc, char *argv[])
 {
 	struct pmc_params p = { .chunk_pages = DEFAULT_CHUNK_PAGES, .rounds = DEFAULT_ROUNDS };
@@ -337,6 +345,7 @@ int main(int argc, char *argv[])
 	check_params(&p);
 	punch_skip = fault_inject("punch_skip");
 	host_write_skip = fault_inject("host_write_skip");
+	perf_report_figures(figures);
 	perf_report_open("private_mem_conversions_test", p.o.json_path, argc, argv);
 	for_each_guest_mode(run_guest_mode, &p);
 	perf_report_close();

@@ -234,6 +234,12 @@ static void run_guest_mode(enum vm_guest_mode mode, void *arg)
 	perf_test_destroy_vm(vm);
 }
 
+/* The figures this test reports (perf_report.h: --figures lists them). */
+static const char *const figures[] = {
+	"pages", "populate_ns", "write_ns", "read_ns", "age_first_ns", "age_ns", "age_rate",
+	"write_idle_ns", "read_idle_ns", "young_min", "idle_min", NULL,
+};
+
 int main(int argc, char *argv[])
 {
 	struct at_params p = { .warn = -1 };
@@ -241,6 +247,7 @@ int main(int argc, char *argv[])
 	perf_test_options_init(&p.o, DEFAULT_VCPU_MEMORY, 1);
 	parse_args(argc, argv, &p);
 	check_params(&p);
+	perf_report_figures(figures);
 	perf_report_open("access_tracking_perf_test", p.o.json_path, argc, argv);
 	for_each_guest_mode(run_guest_mode, &p);
 	perf_report_close();

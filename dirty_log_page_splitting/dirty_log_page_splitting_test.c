@@ -540,6 +540,16 @@ static void run_mode(enum vm_guest_mode mode, void *arg)
 	}
 }
 
+/*
+ * The figures this test reports (perf_report.h: --figures lists them); * is
+ * a name from the test's own table.
+ */
+static const char *const figures[] = {
+	"pages_4k_*", "pages_2m_*", "pages_1g_*", "tables_*", "huge_bytes", "populate_ns",
+	"enable_ns", "protect_ns", "first_dirty_ns", "dirty1_ns", "dirty2_ns", "clear1_ns",
+	"clear2_ns", "disable_ns", "repopulate_ns", NULL,
+};
+
 int main(int argc, char *argv[])
 {
 	struct split_params p = { .only_split = -1 };
@@ -550,6 +560,7 @@ int main(int argc, char *argv[])
 	p.o.nr_slots = DEFAULT_SLOTS;
 	parse_args(argc, argv, &p);
 	check_params(&p);
+	perf_report_figures(figures);
 	perf_report_open("dirty_log_page_splitting_test", p.o.json_path, argc, argv);
 	for_each_guest_mode(run_mode, &p);
 	perf_report_close();

@@ -534,6 +534,13 @@ static void print_result(const struct ef_params *p, struct kvm_vm *vm, bool stat
 	report(p, &s, ns);
 }
 
+/* The figures this test reports (perf_report.h: --figures lists them). */
+static const char *const figures[] = {
+	"events", "time_ns", "rate", "total_rate", "pair_rate_min", "pair_rate_max",
+	"lat_p50_ns", "lat_p99_ns", "lat_max_ns", "wakes", "empty_wakes", "irq_redelivered",
+	"irq_in_shadow", NULL,
+};
+
 int main(int argc, char *argv[])
 {
 	struct ef_params p = { .events = DEFAULT_EVENTS, .wait = EFD_WAIT_READ };
@@ -546,6 +553,7 @@ int main(int argc, char *argv[])
 	perf_test_options_init(&p.o, 64 * KB, 1);
 	parse_args(argc, argv, &p);
 	check_params(&p);
+	perf_report_figures(figures);
 	perf_report_open("eventfd_perf_test", p.o.json_path, argc, argv);
 	if (p.seconds)
 		p.events = 0;

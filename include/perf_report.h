@@ -31,6 +31,14 @@
 
 #include "kvm_util.h"
 
+/*
+ * The figures the test reports: @keys, a NULL-terminated list, declared
+ * before perf_report_open() so that they are known without a run: with
+ * --figures (test_figures_wanted) perf_report_open() prints them, one a
+ * line, and exits 0 once the options are checked; a figure reported and
+ * not declared fails the test.
+ */
+void perf_report_figures(const char *const *keys);
 /* A usage error if @json_path (NULL: no JSON) cannot be written. */
 void perf_report_open(const char *test, const char *json_path, int argc, char *argv[]);
 void perf_report_opt_str(const char *key, const char *value);

@@ -82,10 +82,14 @@ void parse_no_options(int argc, char *argv[], const char *what);
 /*
  * Long options any test may take (getopt_long codes, not letters): --json
  * FILE (figures as JSON, perf_report.h) and --profile FILE (profile.h).
+ * --figures is test_getopt()'s own: it sets test_figures_wanted, and a
+ * perf test then lists its figures instead of running (perf_report.h).
  */
 #define TEST_OPT_JSON		0x100
 #define TEST_OPT_PROFILE	0x101
+#define TEST_OPT_FIGURES	0x102
 extern const struct option test_long_options[];
+extern bool test_figures_wanted;
 
 /*
  * The option loop of every test that takes options: getopt_long() over

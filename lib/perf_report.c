@@ -4,6 +4,7 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
@@ -34,6 +35,7 @@ static struct {
 	const char *guest_mode;
 	bool stats;
 	bool stats_in_result;
+	const char *const *figures;
 	struct kvm_stats_snapshot vm[2], vcpu[2];
 	struct kvm_stat_delta moved[2][MAX_DELTAS];	/* the VM's, the vCPUs' */
 	int nr_moved[2];
@@ -105,8 +107,32 @@ static void check_json_path(const char *path)
 		test_usage_error("The JSON file (--json) '%s': no directory '%s'", path, dir);
 }
 
+void perf_report_figures(const char *const *keys)
+{
+	r.figures = keys;
+}
+
+static bool declared(const char *key)
+{
+	const char *const *k;
+
+	for (k = r.figures; *k; k++)
+		if (!fnmatch(*k, key, 0))
+			return true;
+	return false;
+}
+
 void perf_report_open(const char *test, const char *json_path, int argc, char *argv[])
 {
+	const char *const *k;
+
+	if (test_figures_wanted) {
+		if (!r.figures)
+			test_usage_error("%s declares no figures (--figures)", test);
+		for (k = r.figures; *k; k++)
+			printf("%s\n", *k);
+		exit(KSFT_PASS);
+	}
 	profile_open(test);
 	if (!json_path)
 		return;
@@ -128,6 +154,8 @@ static struct report_item *new_item(const char *key, const char *unit)
 	struct report_item *it;
 
 	TEST_ASSERT(r.nr_items < MAX_ITEMS, "More than %d report items", MAX_ITEMS);
+	TEST_ASSERT(!unit || !r.figures || declared(key),
+		    "Figure '%s' is not among the test's (perf_report_figures())", key);
 	it = &r.items[r.nr_items++];
 	*it = (struct report_item) { .unit = unit };
 	TEST_ASSERT(snprintf(it->key, sizeof(it->key), "%s", key) < (int)sizeof(it->key),

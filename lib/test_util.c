@@ -91,8 +91,11 @@ long parse_long(const char *opt, const char *str, long min, long max)
 const struct option test_long_options[] = {
 	{ "json", required_argument, NULL, TEST_OPT_JSON },
 	{ "profile", required_argument, NULL, TEST_OPT_PROFILE },
+	{ "figures", no_argument, NULL, TEST_OPT_FIGURES },
 	{ NULL, 0, NULL, 0 },
 };
+
+bool test_figures_wanted;
 
 int test_getopt(int argc, char *argv[], const char *optstring, test_help_fn help,
 		const void *arg)
@@ -103,7 +106,11 @@ int test_getopt(int argc, char *argv[], const char *optstring, test_help_fn help
 	TEST_ASSERT(snprintf(opts, sizeof(opts), "h%s", optstring) < (int)sizeof(opts),
 		    "Option string too long");
 	opterr = 0;
-	opt = getopt_long(argc, argv, opts, test_long_options, NULL);
+	do {
+		opt = getopt_long(argc, argv, opts, test_long_options, NULL);
+		if (opt == TEST_OPT_FIGURES)
+			test_figures_wanted = true;
+	} while (opt == TEST_OPT_FIGURES);
 	if (opt == 'h') {
 		help(argv[0], arg);
 		exit(KSFT_PASS);

@@ -380,6 +380,14 @@ static void check_params(struct mp_params *p)
 			       PERF_TEST_MEM_SLOT + p->c.nr_slots - 1);
 }
 
+/*
+ * The figures this test reports (perf_report.h: --figures lists them); * is
+ * a name from the test's own table.
+ */
+static const char *const figures[] = {
+	"*_ns_median", "*_ns_min", "*_ns_max", "*_iterations", "*_mmio_exits", NULL,
+};
+
 int main(int argc, char *argv[])
 {
 	struct mp_params p = {
@@ -395,6 +403,7 @@ int main(int argc, char *argv[])
 	perf_test_options_init(&p.c.o, DEFAULT_MEM, 1);
 	parse_args(argc, argv, &p);
 	check_params(&p);
+	perf_report_figures(figures);
 	perf_report_open("memslot_perf_test", p.c.o.json_path, argc, argv);
 	for_each_guest_mode(run_tests, &p);
 	perf_report_close();

@@ -598,12 +598,20 @@ static void run_test(const struct mmu_params *p)
 	perf_test_destroy_vm(st.vm);
 }
 
+/* The figures this test reports (perf_report.h: --figures lists them). */
+static const char *const figures[] = {
+	"run1_ns", "run2_ns", "mprotect_ro_ns", "ro_ns", "mprotect_rw_ns", "rw_ns",
+	"munmap_ns", "unmap_ns", "remap_ns", "punch_ns", "ro_efaults", "unmap_efaults",
+	"memory_fault_exits", "checked", NULL,
+};
+
 int main(int argc, char *argv[])
 {
 	struct mmu_params p;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mmu_stress_params(argc, argv, &p);
+	perf_report_figures(figures);
 	perf_report_open("mmu_stress_test", p.json_path, argc, argv);
 	run_test(&p);
 	perf_report_close();

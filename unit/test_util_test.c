@@ -193,6 +193,8 @@ static void child_getopt(const void *arg)
 	optind = 1;
 	while ((opt = test_getopt(arg ? 5 : 4, argv, "ab:", getopt_help, "[-a] [-b n]")) != -1)
 		printf("opt %d %s\n", opt, optarg ? optarg : "-");
+	if (test_figures_wanted)
+		printf("figures wanted\n");
 }
 
 static void test_getopt_loop(void)
@@ -206,6 +208,7 @@ static void test_getopt_loop(void)
 		{ NULL, KSFT_PASS, false, "opt 97 -\nopt 98 5\n" },
 		{ "--json=out.json", KSFT_PASS, false, "opt 256 out.json\n" },
 		{ "-h", KSFT_PASS, false, "usage: prog [-a] [-b n]" },
+		{ "--figures", KSFT_PASS, false, "opt 97 -\nopt 98 5\nfigures wanted\n" },
 		{ "-z", KSFT_FAIL, true, "Invalid option '-z' (-h for help)\n" },
 		{ "--bogus", KSFT_FAIL, true, "Invalid option '--bogus' (-h for help)\n" },
 		{ "-b", KSFT_FAIL, true, "Option '-b' needs a value (-h for help)\n" },

@@ -303,6 +303,12 @@ static void check_eperm(void)
 		    "The child without CAP_SYS_BOOT failed (status 0x%x)", status);
 }
 
+/* The figures this test reports (perf_report.h: --figures lists them). */
+static const char *const figures[] = {
+	"read_huge_ns", "exec_split_ns", "exec_fresh_ns", "recovery_ns", "read_recovered_ns",
+	"max_splits", NULL,
+};
+
 int main(int argc, char *argv[])
 {
 	struct nx_params p = { .period_ms = DEFAULT_PERIOD_MS };
@@ -312,6 +318,7 @@ int main(int argc, char *argv[])
 	parse_args(argc, argv, &p);
 	setup(&p);
 	disable_cap = kvm_has_cap(KVM_CAP_VM_DISABLE_NX_HUGE_PAGES);
+	perf_report_figures(figures);
 	perf_report_open("nx_huge_pages_test", p.json_path, argc, argv);
 	ksft_print_header();
 	ksft_set_plan(3);
