@@ -128,6 +128,36 @@ class BisectOptions(unittest.TestCase):
             self.assertEqual((c.base_kind, c.baseline), ('json', os.path.realpath(f.name) + ':b'))
 
 
+class TestChecks(unittest.TestCase):
+    """The test's own checks, run on the host before any boot: its option
+    parser (-h after the options) and its declared figures (--figures)."""
+
+    def fake(self, d):
+        """A test that takes -a, refuses the rest, declares rate and *_ns_min."""
+        t = os.path.join(d, 'fake_test')
+        with open(t, 'w') as f:
+            f.write('#!/bin/sh\nfor o; do case $o in -a) ;; -h) exit 0 ;;\n'
+                    '--figures) echo "# a comment"; echo rate; echo "*_ns_min"; exit 0 ;;\n'
+                    "*) echo \"Invalid option '$o' (-h for help)\" >&2; exit 1 ;; esac; done\n")
+        os.chmod(t, 0o755)
+        return t
+
+    def test_options_and_figures(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.fake(d)
+            self.assertEqual(runner.options_why(d, 'fake_test', ['-a']), '')
+            self.assertEqual(runner.options_why(d, 'fake_test', ['-Z']),
+                             "Invalid option '-Z' (-h for help)")
+            self.assertEqual(runner.options_why(d, 'no_such_test', ['-Z']), '')
+            self.assertEqual(runner.test_figures(d, 'fake_test', []), ['rate', '*_ns_min'])
+            for ok in (['rate'], ['map_ns_min'], ['rate[4K]', 'vcpu.exits/page', 'vm.x/page']):
+                self.assertEqual(runner.figure_why(d, 'fake_test', [], ok), '', ok)
+            self.assertEqual(runner.figure_why(d, 'fake_test', [], ['rate', 'rat']),
+                             "fake_test has no figure 'rat'; it reports: rate *_ns_min")
+            # A test that cannot say (refuses --figures): no check.
+            self.assertEqual(runner.figure_why(d, 'fake_test', ['-Z'], ['rat']), '')
+
+
 class Render(unittest.TestCase):
     def test_table(self):
         t = render.Table(['figure', 'runs', 'B/A'])

@@ -295,10 +295,14 @@ class Bisect:
         if not os.access(os.path.join(self.dir, 'kvm', c.test), os.X_OK):
             info("no test '%s' in the suite" % c.test)
             raise CannotTest()
-        why = c.arch == runner.host_arch() and runner.options_why(
-            os.path.join(self.dir, 'kvm'), c.test, c.args)
-        if why:
-            raise Usage('%s %s refused: %s' % (c.test, ' '.join(c.args), why))
+        kvm = os.path.join(self.dir, 'kvm')
+        if c.arch == runner.host_arch():    # the test's own checks, on this host
+            why = runner.options_why(kvm, c.test, c.args)
+            if why:
+                raise Usage('%s %s refused: %s' % (c.test, ' '.join(c.args), why))
+            why = runner.figure_why(kvm, c.test, c.args, [c.figure])
+            if why:
+                raise Usage('--figure %s: %s' % (c.figure, why))
 
     def judge_one(self, cand):
         """0 good, 1 bad; CannotTest."""

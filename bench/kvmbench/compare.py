@@ -356,6 +356,11 @@ class Compare:
             if why:
                 raise Usage("%s: %s %s refused: %s" % (s.upper(), c.test, ' '.join(
                     c.args + c.opts[s]), why))
+            why = c.figures and c.arch == runner.host_arch() and runner.figure_why(
+                os.path.join(d, 'kvm'), c.test, c.args + c.opts[s],
+                [f for f in c.figures.split(',') if f not in ('', '-')])
+            if why:
+                raise Usage('--figures %s: %s' % (c.figures, why))
         if (not boots(c) and c.where != 'vm' and not c.cpu and
                 c.arch == runner.host_arch()):
             why = runner.host_kvm_why(os.path.join(self.dirs['a'], 'kvm'))

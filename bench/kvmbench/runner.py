@@ -16,8 +16,9 @@ and the set-up they share: the suite's build and the kernel a side names
 host_arch), the VM's CPU and clock checks.
 """
 import collections
-
+import fnmatch
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -106,6 +107,36 @@ def options_why(test_dir, test, args):
         return ''
     lines = p.stderr.strip().splitlines()
     return lines[-1] if p.returncode == 1 and lines else ''
+
+
+def test_figures(test_dir, test, args):
+    """The figures the test in @test_dir declares with @args (its
+    --figures: names, * standing for a name of its own table), or None
+    when it cannot tell (it declares none, refuses, is for another arch)."""
+    try:
+        p = subprocess.run([os.path.join(test_dir, test)] + list(args) + ['--figures'],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True, errors='replace', timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    got = [x for x in p.stdout.splitlines() if x and not x.startswith('#')]
+    return got if p.returncode == 0 and got else None
+
+
+def figure_why(test_dir, test, args, figures):
+    """'' if each of @figures is one the test declares (test_figures; a
+    guest mode's [TAG] and the KVM stats per page, vcpu.NAME/page and
+    vm.NAME/page, as results.run_figures names them), else why not."""
+    have = test_figures(test_dir, test, args)
+    if have is None:
+        return ''
+    for f in figures:
+        base = re.sub(r'\[[^]]*\]$', '', f)
+        if re.fullmatch(r'(vcpu|vm)\.[a-z0-9_]+/page', base) or any(
+                fnmatch.fnmatchcase(base, h) for h in have):
+            continue
+        return "%s has no figure '%s'; it reports: %s" % (test, f, ' '.join(have))
+    return ''
 
 
 def clock_pick(clock, cpu, smp):

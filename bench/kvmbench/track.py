@@ -478,14 +478,20 @@ def build_suites(archs):
 
 
 def check_options(cmds, tests):
-    """UsageError if a command's test refuses its options (the test's own
-    check, on this host, before any boot: runner.options_why)."""
+    """UsageError if a command's test refuses its options or has not the
+    figures it judges (the test's own checks, on this host, before any
+    boot: runner.options_why, figure_why)."""
     for arch, tree in tests.items():
         for c in cmds:
-            why = arch == runner.host_arch() and runner.options_why(
-                os.path.join(tree, 'kvm'), c.test, c.argv(arch))
+            if arch != runner.host_arch():
+                continue
+            kvm = os.path.join(tree, 'kvm')
+            why = runner.options_why(kvm, c.test, c.argv(arch))
             if why:
                 raise UsageError('command %s: %s refused: %s' % (c.name, c.line(arch), why))
+            why = runner.figure_why(kvm, c.test, c.argv(arch), c.figures)
+            if why:
+                raise UsageError('command %s: %s' % (c.name, why))
 
 
 def main(argv):
