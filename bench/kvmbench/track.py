@@ -534,6 +534,9 @@ def main(argv):
     except Fail as e:
         info(str(e))
         return e.status
+    except KeyboardInterrupt:       # in the build: nothing measured, nothing stored
+        info('interrupted before any boot: nothing stored')
+        return 130
     rc = stored = 0
     try:
         if not a.no_run:
