@@ -396,7 +396,7 @@ class Track(unittest.TestCase):
                    '      6.12.2: mm/userfaultfd: fix a race in handle_userfault()',
                    '      6.12.3: KVM: x86/mmu: Zap fewer SPTEs']
         self.assertIn('\n'.join(on_path), t)
-        self.assertEqual(t.count('most likely on its path'), 2)     # neighbours, change point
+        self.assertEqual(t.count('most likely on its path'), 1)     # once for the step
         self.assertNotIn('cr8', t)
         self.assertIn('Debian changelog, k3 -> k4 (x86_64): 4 KVM/mm entries, all in '
                       'REP/changelog-x86_64-k3-k4.txt', t)
@@ -493,6 +493,10 @@ class Attribution(unittest.TestCase):
         self.assertEqual(uffd[0][2], 'mm: userfaultfd: fix UFFDIO_COPY')
         self.assertIn('userfaultfd', attribute.path_terms('demand_paging_test', 'rate'))
         self.assertNotIn('userfaultfd', attribute.path_terms('dirty_log_perf_test', 'rate'))
+        # The backing source of the command line counts: hugetlb only with it.
+        self.assertNotIn('hugetlb', attribute.path_terms('demand_paging_test -b 16M', 'rate'))
+        self.assertIn('hugetlb', attribute.path_terms('demand_paging_test -s anonymous_hugetlb',
+                                                      'rate'))
 
     def test_signed_stanza(self):
         """The kernel's version is its newest stanza's, signed or not: in

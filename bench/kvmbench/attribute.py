@@ -34,9 +34,9 @@ PATHS = ('arch/*/kvm', 'virt/kvm', 'mm')
 
 # The KVM and mm code a figure's timed phase runs through, as a changelog
 # entry (an upstream commit's subject) names it: its subsystem prefix,
-# files and functions, and the mechanism's words.  (test, figure: regular
-# expressions; terms.)  Every row that matches a test and figure adds its
-# terms; the first row holds what every guest memory access shares, and
+# files and functions, and the mechanism's words.  (the command, TEST
+# ARGS, and the figure: regular expressions; terms.)  Every row that
+# matches a command and figure adds its terms; the first row holds what every guest memory access shares, and
 # weighs less (rank()).
 PATHS = [
     (r'.*', r'.*', ['x86/mmu', 'arm64: mmu', 'tdp_mmu', 'mmu', 'spte', 'sptes', 'stage-2',
@@ -45,8 +45,11 @@ PATHS = [
     (r'demand_paging|pre_fault|kvm_page_table|access_tracking|mmu_stress', r'.*',
      ['fault', 'faults', 'page fault', 'kvm_mmu_page_fault', 'kvm_faultin_pfn',
       'kvm_tdp_page_fault', 'direct_page_fault', 'user_mem_abort', 'hva_to_pfn', 'gfn_to_pfn',
-      'get_user_pages', 'gup', 'mm/gup', 'pfn', 'hugepage', 'huge page', 'thp', 'hugetlb',
+      'get_user_pages', 'gup', 'mm/gup', 'pfn', 'hugepage', 'huge page', 'thp',
       'mm/memory', 'handle_mm_fault', 'mmu_notifier', 'mmu notifier', 'pre-fault', 'prefault']),
+    (r'hugetlb', r'.*', ['hugetlb', 'mm/hugetlb', 'hugetlbfs']),
+    (r'shmem', r'.*', ['shmem', 'mm/shmem', 'tmpfs']),
+    (r'guest_memfd', r'.*', ['guest_memfd', 'gmem', 'kvm_gmem']),
     (r'demand_paging', r'rate|time_ns|lat_|faults', ['userfaultfd', 'uffd', 'mm/userfaultfd',
                                                      'handle_userfault', 'UFFDIO']),
     (r'dirty_log', r'.*', ['dirty', 'dirty log', 'dirty logging', 'dirty ring',
@@ -64,26 +67,26 @@ PATHS = [
 ]
 
 
-def path_terms(test, figure):
-    """{term: weight} of @figure of @test (PATHS): 1 for what every
+def path_terms(command, figure):
+    """{term: weight} of @figure of @command, TEST ARGS (PATHS): 1 for what every
     memory access shares (the first row), else 4 for a file or function
     (a term with '_', '/' or ':'), 3 for a word of the mechanism."""
     out = {}
     for n, (t, f, terms) in enumerate(PATHS):
-        if re.search(t, test) and re.search(f, figure):
+        if re.search(t, command) and re.search(f, figure):
             for x in terms:
                 out[x] = max(out.get(x, 0), 1 if n == 0 else 4 if re.search('[_/:]', x) else 3)
     return out
 
 
-def rank(entries, test, figure):
-    """The entries [(version, text)] likely on @figure's path, most likely
-    first: [(score, version, text)], score > 0: the sum of the weights of
-    the path_terms() an entry names (whole words, any case, or the start
-    of a name: UFFDIO of UFFDIO_COPY); ties keep the changelog's order
-    (newest first)."""
+def rank(entries, command, figure):
+    """The entries [(version, text)] likely on the path of @figure of
+    @command (TEST ARGS), most likely first: [(score, version, text)],
+    score > 0: the sum of the weights of the path_terms() an entry names
+    (whole words, any case, or the start of a name: UFFDIO of
+    UFFDIO_COPY); ties keep the changelog's order (newest first)."""
     pats = [(w, re.compile(r'(?<![A-Za-z0-9_])%s(?![A-Za-z0-9])' % re.escape(t), re.I))
-            for t, w in path_terms(test, figure).items()]
+            for t, w in path_terms(command, figure).items()]
     scored = []
     for i, (ver, text) in enumerate(entries):
         score = sum(w for w, p in pats if p.search(text))

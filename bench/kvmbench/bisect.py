@@ -69,11 +69,13 @@ Exit status, as git bisect run reads it: 0 good, 1 bad, 125 cannot test
 (the build or boot failed, no /dev/kvm in the guest, the test skipped or
 failed in too many runs, the figure missing); 128 for a bad command line
 (a test, figure, kernel, baseline or option it does not know), said in
-one line before any build or boot: git bisect run stops at 128 or more,
-so a typo neither marks every commit bad (1) nor skips them all (125).
-Never 128 or more otherwise, whatever the test does.  --packages and --series exit 0
-when they found the first bad package or patch (or found none), 125 if
-they could not decide; --series exits 128 for a series that does not apply.
+one line before any kernel is built or booted (the suite is built to ask
+the test about its options and figures): git bisect run stops at 128 or
+more, so a typo neither marks every commit bad (1) nor skips them all
+(125).  Never 128 or more otherwise, whatever the test does.  --packages
+and --series exit 0 when they found the first bad package or patch (or
+found none), 125 if they could not decide; --series exits 128 for a
+series that does not apply.
 
 In a kernel tree:
   git bisect start BAD GOOD
@@ -295,14 +297,24 @@ class Bisect:
         if not os.access(os.path.join(self.dir, 'kvm', c.test), os.X_OK):
             info("no test '%s' in the suite" % c.test)
             raise CannotTest()
-        kvm = os.path.join(self.dir, 'kvm')
-        if c.arch == runner.host_arch():    # the test's own checks, on this host
-            why = runner.options_why(kvm, c.test, c.args)
-            if why:
-                raise Usage('%s %s refused: %s' % (c.test, ' '.join(c.args), why))
-            why = runner.figure_why(kvm, c.test, c.args, [c.figure])
-            if why:
-                raise Usage('--figure %s: %s' % (c.figure, why))
+
+    def test_checks(self):
+        """The test's own checks of its options and --figure, on this host
+        before any kernel build or boot (the suite built for them; Usage).
+        None where the suite does not build or is for another arch: each
+        step finds that out again (cannot test)."""
+        c = self.c
+        d = os.path.join(runner.REPO, 'build', runner.arch_dir(c.arch))
+        if c.arch != runner.host_arch() or not runner.ensure(c.arch, 'python3') or \
+                not runner.build(runner.REPO, c.arch, d):
+            return
+        kvm = os.path.join(d, 'kselftest_install', 'kvm')
+        why = runner.options_why(kvm, c.test, c.args)
+        if why:
+            raise Usage('%s %s refused: %s' % (c.test, ' '.join(c.args), why))
+        why = runner.figure_why(kvm, c.test, c.args, [c.figure])
+        if why:
+            raise Usage('--figure %s: %s' % (c.figure, why))
 
     def judge_one(self, cand):
         """0 good, 1 bad; CannotTest."""
@@ -371,11 +383,7 @@ class Bisect:
         """git bisect run over a scratch repository, a kernel a commit."""
         c = self.c
         # Each step's kernel is the commit's file "kernel" (a Debian
-        # version or an image path); the test's options checked first.
-        try:
-            self.suite()
-        except CannotTest:
-            return 125
+        # version or an image path).
         found = self.bisect_list([(p, p + '\n') for p in c.pkgs], 'kernel', '--kernel-file',
                                  'kernel')
         if isinstance(found, int):
@@ -497,6 +505,8 @@ def main(argv):
                                            dir=os.environ.get('TMPDIR') or '/tmp')
         os.makedirs(c.out, exist_ok=True)
         b = Bisect(c, os.path.abspath(c.out))
+        if usage_rc == USAGE:       # not again in each step of a bisection
+            b.test_checks()
         if c.packages:
             return b.packages()
         if c.series:

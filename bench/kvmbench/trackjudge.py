@@ -224,11 +224,11 @@ def changes(judged):
             for r in f['neighbours']:
                 if r['verdict'] != 'same':
                     out.append(dict(kind='neighbours', arch=s['arch'], command=s['command'],
-                                    test=s['line'].split()[0], figure=f['figure'],
+                                    line=s['line'], figure=f['figure'],
                                     unit=f['unit'], r=r))
             for r in f['points']:
                 out.append(dict(kind='change point', arch=s['arch'], command=s['command'],
-                                test=s['line'].split()[0], figure=f['figure'],
+                                line=s['line'], figure=f['figure'],
                                 unit=f['unit'], r=r))
     return out
 
@@ -250,7 +250,7 @@ def likely(judged, c):
     att = judged.get('attribution', {}).get((c['arch'], r['a_kernel'], r['b_kernel']))
     if att is None:
         return [], None
-    return attribute.rank(att['entries'], c['test'], c['figure']), att
+    return attribute.rank(att['entries'], c['line'], c['figure']), att
 
 
 def likely_lines(judged, c, indent='    '):
@@ -291,13 +291,16 @@ def text(judged, changelog=True, report=None):
     lines.append('changes (%d), at %g%% simultaneous over every neighbour pair, command and '
                  'figure; change points by E-Divisive means, p < %g:' % (
                      len(ch), judged['level'], changepoint.THRESHOLD))
+    shown = set()      # a step's entries once (its neighbour verdict and change point)
     for c in ch:
         r = c['r']
         extra = ' (p=%.3f)' % r['p'] if c['kind'] == 'change point' else ''
         lines.append('  %s %s %s (%s): %s -> %s: %s%s [%s]' % (
             c['arch'], c['command'], c['figure'], c['unit'], r['a_kernel'], r['b_kernel'],
             words(r), extra, c['kind']))
-        if changelog:
+        step = (c['arch'], c['command'], c['figure'], r['a_kernel'], r['b_kernel'])
+        if changelog and step not in shown:
+            shown.add(step)
             lines += likely_lines(judged, c)
     if not ch:
         lines.append('  none')
