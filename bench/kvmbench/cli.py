@@ -91,16 +91,18 @@ def check_test(test, arch):
 
 def check_kernels(specs, arch):
     """vm/run's options for each kernel of @specs (build.kernel_args);
-    Usage for one that is neither an image nor a Debian kernel version
-    the archive has for @arch (apt's list and the cache, as vm/run picks
-    it).  With no list (apt-get update not yet run) the version is left
-    to the boot."""
+    Usage for one that is neither a kernel image for @arch (as vm/run
+    reads it) nor a Debian kernel version the archive has for @arch
+    (apt's list and the cache, as vm/run picks it).  With no list
+    (apt-get update not yet run) the version is left to the boot."""
     out, versions, darch = [], None, fetch.deb_arch(arch)
     for s in specs:
         try:
             args = build.kernel_args(s)
         except ValueError as e:
             raise Usage(str(e)) from None
+        if args[0] == '--kernel' and not fetch.is_kernel_image(arch, args[1]):
+            raise Usage("kernel '%s' is a file but no kernel image for %s" % (args[1], arch))
         if args[0] == '--debian-kernel':
             if versions is None:
                 versions = fetch.debian_kernel_versions(darch)
