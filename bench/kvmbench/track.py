@@ -49,6 +49,7 @@ ARCH_ARGS = {'arm64': {'dp': ['-m', '5'], 'dp-uffd': ['-m', '5'], 'dirty': ['-m'
 
 EPILOG = """kernels (in stream order, as given; a range and all-SERIES in version order):
   6.12.115+deb12, 6.1.0-57   a Debian kernel version, as vm/run --debian-kernel names it
+  6.1, 6.12                  that series' newest version (as vm/run takes it)
   6.12.107+deb12..6.12.117+deb12  every version of that series from one to the other
   all-6.12, all-6.1          every version of that series apt has (resolved when run)
   IMAGE[:MODULES]            a kernel image of one's own (and its modules' directory)
