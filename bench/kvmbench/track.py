@@ -213,8 +213,8 @@ def resolve(specs, arch, versions=None):
                     s, arch, series_of(s), ' '.join(near) or 'none'))
             out.append(Kernel(s, ['--debian-kernel', s]))
         else:
-            raise UsageError("kernel '%s' is not a Debian version (6.12.117+deb12), a range "
-                             "(A..B), all-SERIES, an image file or kvm:DIR" % s)
+            raise UsageError("kernel '%s' is not a Debian version (6.12.117+deb12), a series "
+                             "(6.12), a range (A..B), all-SERIES, an image file or kvm:DIR" % s)
     names = [k.name for k in out]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
