@@ -12,7 +12,6 @@ docs/kvm-build.md has the details."""
 import argparse
 import contextlib
 import datetime
-import fcntl
 import hashlib
 import json
 import os
@@ -23,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from kvmbench import debian, kvm_config, kvm_tree
+from kvmbench import build, debian, kvm_config, kvm_tree
 from kvmbench.errors import BuildError, Fail, UsageError
 
 PROG = "vm/kvm-build"
@@ -66,9 +65,7 @@ class BuildDir:
         """Locked (two builds of one tree wait for each other), the log
         begun, the tools there, the shadow synced with the patches,
         configured: {step: seconds} so far."""
-        os.makedirs(self.dir, exist_ok=True)
-        with open(os.path.join(self.dir, "lock"), "w", encoding="utf-8") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with build.locked(os.path.join(self.dir, "lock"), info, f"the build in {self.dir}"):
             if os.path.isfile(self.log):
                 os.replace(self.log, self.log + ".prev")
             open(self.log, "w", encoding="utf-8").close()

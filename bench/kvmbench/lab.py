@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from . import lava
+from . import build, lava
 
 STATE = os.environ.get('LAVA_LAB_DIR', '/var/lib/kvm-selftests-lava')
 PACKAGES = ('lava-server', 'lava-dispatcher', 'lava-common', 'lavacli', 'postgresql',
@@ -71,19 +71,12 @@ def write(name, text):
         f.write(text + '\n')
 
 
-def installed(pkg):
-    return run(['dpkg-query', '-W', '-f=${Status}', pkg], check=False) == 'install ok installed'
-
-
 def apt_install(pkgs):
-    say('installing %s (apt-get --no-install-recommends)' % ' '.join(pkgs))
-    env = dict(ENV, DEBIAN_FRONTEND='noninteractive')
-    p = subprocess.run(['apt-get', 'install', '-y', '-q', '-o', 'DPkg::Lock::Timeout=600',
-                        '--no-install-recommends'] + list(pkgs), env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
-    if p.returncode:
-        sys.stderr.write(p.stdout[-2000:])
-        die('apt-get install failed (exit %d)' % p.returncode, 6)
+    """kvmbench.build's installer, for the lab; a failure ends lava/lab (6)."""
+    try:
+        build.install(list(pkgs), 'for the local LAVA lab', say)
+    except build.BuildError as e:
+        die(str(e), 6)
 
 
 def pg_cluster():
@@ -107,15 +100,13 @@ def start_postgres():
 
 def install():
     """LAVA's packages; PostgreSQL runs before lava-server's postinst."""
-    missing = [p for p in PACKAGES if not installed(p)]
+    missing = build.missing(PACKAGES)
     if not missing:
         return
-    t0 = time.time()
     if 'postgresql' in missing:
         apt_install(['postgresql'])
     start_postgres()
     apt_install(missing)
-    say('installed in %.0f s' % (time.time() - t0))
 
 
 def pid_alive(pid):

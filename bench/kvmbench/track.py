@@ -144,8 +144,7 @@ def debian_versions(arch):
     except fetch.FetchError as e:
         raise Fail(str(e), e.status)
     have = fetch.debian_kernel_versions(darch)
-    if not have and os.geteuid() == 0:
-        subprocess.run(['apt-get', 'update', '-qq'], stdout=subprocess.DEVNULL)
+    if not have and fetch.apt_update():
         have = fetch.debian_kernel_versions(darch)
     return sorted(have, key=version_key)
 
