@@ -4,9 +4,12 @@
 machine: the installer (kvmbench.build.install) against a fake apt-get
 on PATH whose lists lock another installer holds for a while, and the
 cache's downloads (kvmbench.fetch.landed) made by two processes at once
-in an empty cache (XDG_CACHE_HOME).
+in an empty cache (XDG_CACHE_HOME); a signal to a program that started
+children (kvmbench.cli.on_signals, interrupted) ends them and says so;
+the one rule for the folders the programs write (kvmbench.cli.check_out).
 Run: python3 bench/test_hostsetup.py (--tap: kselftest TAP, one result a test)"""
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -15,7 +18,7 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import fetch  # noqa: E402
+from kvmbench import boot, cli, fetch, vm  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 # A fake apt-get: update fails at once while lists.lock is held (as
@@ -161,6 +164,111 @@ class Landed(unittest.TestCase):
                     del os.environ['XDG_CACHE_HOME']
                 else:
                     os.environ['XDG_CACHE_HOME'] = old
+
+
+SIGNALLED = r'''
+import subprocess, sys, time
+from kvmbench import cli
+cli.on_signals()
+try:
+    p = subprocess.Popen(['sleep', '300'])
+    with open(sys.argv[1], 'w') as f:
+        f.write('%d' % p.pid)
+    p.wait()
+except KeyboardInterrupt as e:
+    sys.exit(cli.interrupted('prog', e, 'the same command resumes', wait=3))
+'''
+
+
+class Signals(unittest.TestCase):
+    """SIGTERM to a program alone (not its group) while a child runs: the
+    child is ended, one line, exit 143; SIGINT: 130."""
+
+    def one(self, sig, status, name):
+        with tempfile.TemporaryDirectory() as d:
+            pidf = os.path.join(d, 'pid')
+            p = subprocess.Popen([sys.executable, '-c', SIGNALLED, pidf], text=True,
+                                 env=dict(os.environ, PYTHONPATH=BENCH),
+                                 stderr=subprocess.PIPE, start_new_session=True)
+            for _ in range(100):
+                if os.path.exists(pidf) and os.path.getsize(pidf):
+                    break
+                time.sleep(0.1)
+            with open(pidf) as f:
+                child = int(f.read())
+            p.send_signal(sig)
+            err = p.communicate(timeout=15)[1]
+            self.assertEqual(p.returncode, status, err)
+            self.assertEqual(err, 'prog: interrupted by %s: the VMs and builds it started are '
+                             'stopped; the same command resumes\n' % name)
+            # the child (the signal was sent to its parent alone) was ended
+            self.assertFalse(os.path.exists('/proc/%d' % child), 'the child is left running')
+
+    def test_sigterm(self):
+        self.one(signal.SIGTERM, 143, 'SIGTERM')
+
+    def test_sigint(self):
+        self.one(signal.SIGINT, 130, 'SIGINT')
+
+
+class OutDir(unittest.TestCase):
+    """An output folder: new, empty, or one the same program made; a
+    folder of the user's files is refused before any work and untouched."""
+
+    def test_rule(self):
+        with tempfile.TemporaryDirectory() as d:
+            mine, theirs, f = (os.path.join(d, n) for n in ('mine', 'theirs', 'file'))
+            os.makedirs(theirs)
+            for p in (os.path.join(theirs, 'kernel'), f):
+                with open(p, 'w') as o:
+                    o.write('user data\n')
+            cli.check_out('--out', os.path.join(d, 'new'), 'prog')
+            cli.check_out('--out', d + '/new/deeper')
+            cli.make_out(mine, 'prog')
+            with open(os.path.join(mine, 'result'), 'w') as o:
+                o.write('x')
+            cli.check_out('--out', mine, 'prog')
+            cli.check_out('--out', theirs, 'prog', ('kernel',))    # an output of before
+            for path, prog, why in ((theirs, 'prog', 'not an empty directory nor one prog made'),
+                                    (mine, 'other', 'not an empty directory nor one other made'),
+                                    (mine, None, 'not an empty directory \\(nothing'),
+                                    (f, 'prog', 'not a directory')):
+                with self.assertRaisesRegex(cli.Usage, '^--out %s: %s' % (path, why)):
+                    cli.check_out('--out', path, prog)
+
+    def test_vm_export_refuses_a_users_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, 'kernel'), 'w') as o:
+                o.write('my kernel\n')
+            with self.assertRaisesRegex(boot.Exit, '--export %s: not an empty directory' % d):
+                vm.parse(['--export', d])
+            p = subprocess.run([os.path.join(os.path.dirname(BENCH), 'vm', 'run'),
+                                '--export', d], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, timeout=60)
+            self.assertEqual(p.returncode, 2)
+            self.assertTrue(p.stderr.startswith('vm/run: --export %s: not an empty directory '
+                                                'nor one vm/run --export made' % d), p.stderr)
+            with open(os.path.join(d, 'kernel')) as o:
+                self.assertEqual(o.read(), 'my kernel\n')
+            self.assertEqual(os.listdir(d), ['kernel'])
+            # an export of before is ours to write again
+            cli.make_out(os.path.join(d, 'exp'), 'vm/run --export')
+            self.assertEqual(vm.parse(['--export', os.path.join(d, 'exp')]).export,
+                             os.path.join(d, 'exp'))
+
+    def test_bisect_run_refuses_a_users_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, 'notes'), 'w') as o:
+                o.write('mine\n')
+            base = os.path.join(BENCH, 'testdata')
+            p = subprocess.run([os.path.join(BENCH, 'bisect-run'), '--debian-kernel', '6.12',
+                                '--baseline', d, '--figure', 'time_ns', '--threshold', '10', '--out', d, '--',
+                                'demand_paging_test'], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, timeout=60, cwd=base)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn('--out %s: not an empty directory nor one bench/bisect-run made' % d,
+                          p.stderr)
+            self.assertEqual(os.listdir(d), ['notes'])
 
 
 if __name__ == '__main__':

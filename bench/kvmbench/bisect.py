@@ -12,12 +12,11 @@ to 0 (good), 1 (bad) or 125 (cannot test); 2 is a bad command line.
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 
-from . import build as _build, debian, kvm_bisect, runner, stats_cli
+from . import build as _build, cli, debian, kvm_bisect, runner, stats_cli
 from .cli import Parser, Usage, test_command, vm_size
 from .errors import Fail
 from .results import Results, baseline_values
@@ -62,13 +61,16 @@ usage: bench/bisect-run (--kernel IMAGE [--modules DIR] [--build 'CMD'] |
                      counts instructions, steady; one vCPU) or tcg (the
                      host's clock; the default with --smp N > 1); judge
                      against a baseline measured on the same clock
-  --out DIR          keep the runs there (default: a temporary directory)
+  --out DIR          keep the runs there (default: a temporary directory):
+                     new, empty or one bench/bisect-run made
 {kvm_bisect}
 Exit status, as git bisect run reads it: 0 good, 1 bad, 125 cannot test
 (the build or boot failed, no /dev/kvm in the guest, the test skipped or
 failed in too many runs, the figure missing); 2 for a bad command line,
 which `git bisect run` would take as bad: try the command once by hand.
-Never 128 or more, whatever the test does.  --packages and --series exit 0
+Never 128 or more, whatever the test does; interrupted (SIGINT, SIGTERM,
+SIGHUP: its VMs and builds stopped, one line): 128 + the signal, which
+stops git bisect run.  --packages and --series exit 0
 when they found the first bad package or patch (or found none), 125 if
 they could not decide; --series exits 2 for a series that does not apply.
 
@@ -204,6 +206,8 @@ def parse(argv):
     why = runs_refusal(*judged_runs(c))
     if why:
         raise Usage(why)
+    if c.out:
+        cli.check_out('--out', c.out, PROG)
     return c
 
 
@@ -440,10 +444,6 @@ class Bisect:
         return 125
 
 
-def interrupted(signum, frame):
-    raise KeyboardInterrupt()
-
-
 def main(argv):
     # A bisection step of --packages (--kernel-file) must not exit 2, which
     # git bisect run would read as "bad": its usage errors are "cannot test".
@@ -456,14 +456,13 @@ def main(argv):
     if c is None:
         print(HELP, end='')
         return 0
-    for s in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(s, interrupted)
+    cli.on_signals()
     tmp = None
     try:
         if not c.out:
             tmp = c.out = tempfile.mkdtemp(prefix='bisect-run.',
                                            dir=os.environ.get('TMPDIR') or '/tmp')
-        os.makedirs(c.out, exist_ok=True)
+        cli.make_out(c.out, PROG)
         b = Bisect(c, os.path.abspath(c.out))
         if c.packages:
             return b.packages()
@@ -482,8 +481,8 @@ def main(argv):
             rc = 125
         print({0: 'BISECT good', 1: 'BISECT bad'}.get(rc, 'BISECT cannot test (exit %d)' % rc))
         return rc
-    except KeyboardInterrupt:
-        return 125
+    except KeyboardInterrupt as e:     # 128 + the signal: git bisect run stops
+        return cli.interrupted(PROG, e, 'git bisect run stops on it')
     except Fail as e:          # a series that does not apply: exit 2 (never in a step)
         if str(e):
             info(str(e))

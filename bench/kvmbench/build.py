@@ -143,12 +143,32 @@ def locked(path, say=None, what=None):
         yield
 
 
+def finish(p):
+    """@p's exit status once it ended, even if a signal comes first (it
+    is raised after: dpkg is not cut short, which would leave the
+    machine's packages half configured)."""
+    pending = None
+    while True:
+        try:
+            rc = p.wait()
+            break
+        except BaseException as e:     # KeyboardInterrupt, a signal's SystemExit
+            if pending is None:
+                print('apt-get: finishing first (its log: %s)' % apt_log(), file=sys.stderr,
+                      flush=True)
+            pending = e
+    if pending is not None:
+        raise pending
+    return rc
+
+
 def apt_get(args, cwd=None, log=None):
     """apt-get @args, its output appended to @log (default apt_log()),
     waiting up to APT_WAIT s for apt's own locks: dpkg's through
     DPkg::Lock::Timeout, the lists' (apt-get update does not wait for it:
     "Could not get lock /var/lib/apt/lists/lock") by trying again every
-    2 s; its exit status."""
+    2 s; its exit status.  In a session of its own, ended before a
+    signal to us is acted on (finish)."""
     log = log or apt_log()
     os.makedirs(os.path.dirname(os.path.abspath(log)), exist_ok=True)
     env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
@@ -158,9 +178,10 @@ def apt_get(args, cwd=None, log=None):
             f.write('$ apt-get %s\n' % ' '.join(args))
             f.flush()
             start = f.tell()
-            rc = subprocess.call(['apt-get', '-o', 'DPkg::Lock::Timeout=%d' % APT_WAIT] + args,
-                                 stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                 env=env, cwd=cwd)
+            rc = finish(subprocess.Popen(
+                ['apt-get', '-o', 'DPkg::Lock::Timeout=%d' % APT_WAIT] + args, stdout=f,
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
+                start_new_session=True))
         with open(log, errors='replace') as f:
             f.seek(start)
             busy = 'Could not get lock' in f.read()

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from . import build, lava
+from . import build, cli, lava
 
 STATE = os.environ.get('LAVA_LAB_DIR', '/var/lib/kvm-selftests-lava')
 PACKAGES = ('lava-server', 'lava-dispatcher', 'lava-common', 'lavacli', 'postgresql',
@@ -288,7 +288,14 @@ def main(argv=None):
     if os.geteuid() != 0:
         die('needs root (installs packages, runs LAVA)', 2)
     os.makedirs(STATE, exist_ok=True)
-    return {'start': start, 'stop': stop, 'status': status}[a.cmd](a) or 0
+    if a.cmd != 'start':
+        return {'stop': stop, 'status': status}[a.cmd](a) or 0
+    cli.on_signals()
+    try:
+        return start(a) or 0
+    except KeyboardInterrupt as e:     # what it started is stopped: no half lab left
+        stop(a)
+        return cli.interrupted('lava/lab', e, 'lava/lab start starts it again')
 
 
 if __name__ == '__main__':

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from . import build, fetch, lava, runner, stats, trackdb, tracklava, trackplan
+from . import build, cli, fetch, lava, runner, stats, trackdb, tracklava, trackplan
 from .trackjudge import pair_level, version_key
 from .errors import Fail, UsageError
 from .results import Results, run_figures
@@ -414,11 +414,8 @@ def check(a):
         raise UsageError('--per-boot, --run-timeout and --jobs must be positive')
     if a.mem and not re.fullmatch(r'[1-9][0-9]*[KMGT]?', a.mem):
         raise UsageError("bad --mem '%s'" % a.mem)
-    if a.report and os.path.exists(a.report) and (
-            not os.path.isdir(a.report) or
-            os.listdir(a.report) and not os.path.isfile(os.path.join(a.report, 'track.html'))):
-        raise UsageError('--report %s: not a new or empty directory, nor a report of ours'
-                         % a.report)
+    if a.report:
+        cli.check_out('--report', a.report, PROG, ('track.html',))
     tracklava.check(a)
     cmds = commands(a)
     kernels = {}
@@ -495,6 +492,7 @@ def main(argv):
         print('%s: %s' % (PROG, e), file=sys.stderr)
         return 2
     rc = 0
+    cli.on_signals()
     try:
         if not a.no_run:
             a.tests = build_suites(archs)
@@ -526,10 +524,10 @@ def main(argv):
     except lava.LavaError as e:
         info('%s; the jobs submitted are taken up by the same command' % e)
         return 1
-    except KeyboardInterrupt:
-        info('interrupted: every run that ended is stored; the same command continues%s'
-             % (' (and takes up the jobs still in the lab)' if a.lava else ''))
-        return 130
+    except KeyboardInterrupt as e:
+        return cli.interrupted(PROG, e, 'every run that ended is stored; the same command '
+                               'continues%s' % (' (and takes up the jobs still in the lab)'
+                                                if a.lava else ''))
     finally:
         db.close()
     return rc

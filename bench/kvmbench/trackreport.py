@@ -14,7 +14,7 @@ import html
 import io
 import os
 
-from . import runner, trackjudge
+from . import cli, runner, trackjudge
 
 STYLE = ('body{font-family:sans-serif;max-width:72em;margin:1em auto}'
          'table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 6px}'
@@ -99,7 +99,7 @@ def md_table(head, rows):
 
 def write(judged, out):
     """track.html, track.md and the plots (PNG) into @out: their paths."""
-    os.makedirs(out, exist_ok=True)
+    cli.make_out(out, 'bench/track')
     plots = have_matplotlib()
     title = 'KVM across the kernel stream'
     h = ['<!DOCTYPE html><html><head><meta charset="utf-8"><title>%s</title><style>%s'
