@@ -6,7 +6,9 @@ on PATH whose lists lock another installer holds for a while, and the
 cache's downloads (kvmbench.fetch.landed) made by two processes at once
 in an empty cache (XDG_CACHE_HOME); a signal to a program that started
 children (kvmbench.cli.on_signals, interrupted) ends them and says so;
-the one rule for the folders the programs write (kvmbench.cli.check_out).
+the one rule for the folders the programs write (kvmbench.cli.check_out);
+vm/suite's pool (vm/pool.sh): a line as each job starts and ends, and a
+signal stops every job.
 Run: python3 bench/test_hostsetup.py (--tap: kselftest TAP, one result a test)"""
 import os
 import signal
@@ -50,6 +52,17 @@ for p; do :; done
 [ -e "$FAKE_APT/installed.$p" ] && echo "install ok installed"
 exit 0
 '''
+
+
+def running(pid):
+    """True if process @pid runs (not gone, not a zombie its new parent
+    has yet to reap) half a second from now."""
+    time.sleep(0.5)
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except OSError:
+        return False
 
 
 def write_exe(path, text):
@@ -202,7 +215,7 @@ class Signals(unittest.TestCase):
             self.assertEqual(err, 'prog: interrupted by %s: the VMs and builds it started are '
                              'stopped; the same command resumes\n' % name)
             # the child (the signal was sent to its parent alone) was ended
-            self.assertFalse(os.path.exists('/proc/%d' % child), 'the child is left running')
+            self.assertFalse(running(child), 'the child is left running')
 
     def test_sigterm(self):
         self.one(signal.SIGTERM, 143, 'SIGTERM')
@@ -269,6 +282,65 @@ class OutDir(unittest.TestCase):
             self.assertIn('--out %s: not an empty directory nor one bench/bisect-run made' % d,
                           p.stderr)
             self.assertEqual(os.listdir(d), ['notes'])
+
+
+POOL = r'''
+. "$1/vm/pool.sh"
+JOBS=2 POOL_PROG=suite POOL_LOGS=$2
+job_counts() { echo "1 passed, 0 failed, 0 skipped"; }
+job_a() { sleep "$1"; }
+job_hang() { sleep 300 & echo $! >>"$POOL_LOGS/pids"; wait; }
+pool_traps
+pool_run "$3" "$4" "$5"
+echo "all done"
+'''
+
+
+class Pool(unittest.TestCase):
+    """vm/pool.sh: 3 jobs 2 at a time, a line as each starts and ends
+    (counts, time, how many done and the time left); SIGTERM to the script
+    alone stops every job (no process left), one line, exit 143."""
+
+    def pool(self, d, *jobs):
+        return subprocess.Popen(['bash', '-c', POOL, 'pool', os.path.dirname(BENCH), d] +
+                                list(jobs), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)
+
+    def test_progress(self):
+        with tempfile.TemporaryDirectory() as d:
+            out, err = self.pool(d, 'job_a 1', 'job_a 4', 'job_a 1').communicate(timeout=60)
+            lines = out.splitlines()
+            self.assertEqual(lines[:2], ['suite: start a 1 (1 of 3 started, 1 running)',
+                                         'suite: start a 4 (2 of 3 started, 2 running)'], err)
+            # the third starts when the first ends; the longest ends last
+            self.assertRegex(lines[2], r'^suite: done a 1: 1 passed, 0 failed, 0 skipped, '
+                             r'[0-9]+ s; 1 of 3, 0:0[0-9] elapsed, ~0 min left$')
+            self.assertEqual(lines[3], 'suite: start a 1 (3 of 3 started, 2 running)')
+            self.assertRegex(lines[4], r'^suite: done a 1: .*; 2 of 3, 0:0[0-9] elapsed, '
+                             r'~0 min left$')
+            self.assertRegex(lines[5], r'^suite: done a 4: .*, [4-9] s; 3 of 3, 0:0[4-9] '
+                             r'elapsed$')
+            self.assertEqual(lines[6:], ['all done'], err)
+
+    def test_sigterm_stops_every_job(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = self.pool(d, 'job_hang', 'job_hang', 'job_a 1')
+            pids = os.path.join(d, 'pids')
+            for _ in range(100):
+                if os.path.exists(pids):
+                    with open(pids) as f:
+                        if len(f.read().split()) == 2:
+                            break
+                time.sleep(0.1)
+            p.send_signal(signal.SIGTERM)
+            out, err = p.communicate(timeout=60)
+            self.assertEqual(p.returncode, 143, err)
+            self.assertEqual(err, 'suite: interrupted by SIGTERM: its jobs are stopped '
+                             '(logs in %s)\n' % d)
+            self.assertNotIn('all done', out)
+            with open(pids) as f:
+                for pid in f.read().split():
+                    self.assertFalse(running(int(pid)), 'a job is left running')
 
 
 if __name__ == '__main__':
