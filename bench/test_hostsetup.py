@@ -285,6 +285,7 @@ class OutDir(unittest.TestCase):
 
 
 POOL = r'''
+set -euo pipefail   # as vm/suite
 . "$1/vm/pool.sh"
 JOBS=2 POOL_PROG=suite POOL_LOGS=$2
 job_counts() { echo "1 passed, 0 failed, 0 skipped"; }
