@@ -37,6 +37,19 @@ def steady(rng, base, n, cv=0.01):
     return [base * math.exp(rng.gauss(0, cv)) for _ in range(n)]
 
 
+def store_once(test, spec):
+    """Database @spec opened to write, three runs stored, one of them
+    twice (stored once); the open database."""
+    db = trackdb.DB(spec).open(write=True)
+    figs = {'rate': (100.0, 'pages/s'), 'vcpu.exits/page': (1.0, 'per page')}
+    test.assertTrue(db.store('6.12.100+deb12', 'x86_64', 'dp', 0, 1, 'r', '{}', figs))
+    test.assertFalse(db.store('6.12.100+deb12', 'x86_64', 'dp', 0, 2, 'r', '{}', figs))
+    test.assertTrue(db.store('6.12.100+deb12', 'x86_64', 'dp', 1, 2, 'r', '{}', figs))
+    test.assertEqual(db.count('runs'), 2)
+    test.assertEqual(db.count('figures'), 4)
+    return db
+
+
 class DB(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -46,13 +59,7 @@ class DB(unittest.TestCase):
         self.dir.cleanup()
 
     def test_store_once(self):
-        db = trackdb.DB(self.path).open(write=True)
-        figs = {'rate': (100.0, 'pages/s'), 'vcpu.exits/page': (1.0, 'per page')}
-        self.assertTrue(db.store('6.12.100+deb12', 'x86_64', 'dp', 0, 1, 'r', '{}', figs))
-        self.assertFalse(db.store('6.12.100+deb12', 'x86_64', 'dp', 0, 2, 'r', '{}', figs))
-        self.assertTrue(db.store('6.12.100+deb12', 'x86_64', 'dp', 1, 2, 'r', '{}', figs))
-        self.assertEqual(db.count('runs'), 2)
-        self.assertEqual(db.count('figures'), 4)
+        db = store_once(self, self.path)
         vals, units = db.values()
         self.assertEqual(vals[('x86_64', 'dp')]['6.12.100+deb12']['rate'], [100.0, 100.0])
         self.assertEqual(units['rate'], 'pages/s')
@@ -136,13 +143,7 @@ class Postgres(unittest.TestCase):
         c.close()
 
     def test_store_once_and_read(self):
-        db = trackdb.DB(self.url).open(write=True)
-        figs = {'rate': (100.0, 'pages/s'), 'vcpu.exits/page': (1.0, 'per page')}
-        self.assertTrue(db.store('6.12.100+deb12', 'x86_64', 'dp', 0, 1, 'r', '{}', figs))
-        self.assertFalse(db.store('6.12.100+deb12', 'x86_64', 'dp', 0, 2, 'r', '{}', figs))
-        self.assertTrue(db.store('6.12.100+deb12', 'x86_64', 'dp', 1, 2, 'r', '{}', figs))
-        self.assertEqual(db.count('runs'), 2)
-        self.assertEqual(db.count('figures'), 4)
+        db = store_once(self, self.url)
         with self.assertRaisesRegex(UsageError, 'locked'):
             trackdb.DB(self.url).open(write=True)
         db.close()
