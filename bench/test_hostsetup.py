@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Unit tests of the host's set-up when runs start together on a fresh
-machine: the installer (kvmbench.build.install) against a fake apt-get
+machine: two vm/run of one kernel at once on an empty cache, the
+installer (kvmbench.build.install) against a fake apt-get
 on PATH whose lists lock another installer holds for a while, and the
 cache's downloads (kvmbench.fetch.landed) made by two processes at once
 in an empty cache (XDG_CACHE_HOME); a signal to a program that started
@@ -69,6 +70,36 @@ def write_exe(path, text):
     with open(path, 'w') as f:
         f.write(text)
     os.chmod(path, 0o755)
+
+
+class TwoBootsEmptyCache(unittest.TestCase):
+    """Two vm/run of the same kernel at once on an empty cache (as
+    bench/track --jobs 2 starts on a fresh machine): one downloads it,
+    the other waits for it; both boot and run the command."""
+
+    def test_two_boots(self):
+        if os.uname().machine != 'x86_64':
+            self.skipTest('an x86_64 host (its busybox; an arm64 guest would fetch more)')
+        with tempfile.TemporaryDirectory() as d:
+            tree = os.path.join(d, 'tree')
+            os.makedirs(os.path.join(tree, 'kvm'))
+            open(os.path.join(tree, 'kselftest-list.txt'), 'w').close()
+            write_exe(os.path.join(tree, 'kvm', 'hello'), '#!/bin/sh\necho hello from $1\n')
+            env = dict(os.environ, XDG_CACHE_HOME=os.path.join(d, 'cache'), TMPDIR=d)
+            run = os.path.join(os.path.dirname(BENCH), 'vm', 'run')
+            ps = [subprocess.Popen([run, '--debian-kernel', '6.12', '--dir', tree, '--timeout',
+                                    '600', '--', './hello', str(i)], env=env, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL) for i in (1, 2)]
+            outs = [p.communicate(timeout=900)[0] for p in ps]
+            if all(p.returncode == 6 and 'apt-get download' in o for p, o in zip(ps, outs)):
+                self.skipTest('the kernel cannot be downloaded here: %s' % outs[0][-200:])
+            for i, (p, out) in enumerate(zip(ps, outs), 1):
+                self.assertEqual(p.returncode, 0, out)
+                self.assertIn('hello from %d' % i, out)
+            said = ''.join(outs)
+            # once: the other waited for it ("waiting for"), or found it whole
+            self.assertEqual(said.count('vm/run: downloading linux-image-6.12'), 1, said)
 
 
 class Installer(unittest.TestCase):
