@@ -3,7 +3,8 @@
 
 Arch names (x86_64, arm64; aarch64 and amd64 are aliases) and their
 build/ directories, the Debian packages a build needs (installed as
-root, else the command to run is printed), the static kselftest install
+root, else the command to run is printed; install() is the one
+installer of host packages, apt_get() the one apt-get call), the static kselftest install
 of the suite for an arch under build/<dir>/kselftest_install (and
 against a kernel tree's uapi headers, uapi_tree), and the
 vm/run options for a kernel a user names (kernel_args).  vm/run,
@@ -11,7 +12,7 @@ vm/suite, bench/ (through vm/build-deps.sh), bench/compare and lava/ all
 build through here.
 
   python3 -m kvmbench.build deps ARCH|clang...   install the build's packages
-  python3 -m kvmbench.build packages PKG...      install the missing PKGs
+  python3 -m kvmbench.build packages [--why W] PKG...  install the missing PKGs
   python3 -m kvmbench.build missing PKG...       print the missing PKGs
   python3 -m kvmbench.build suite SRC ARCH OUT LOG   make ... kselftest_install
   python3 -m kvmbench.build tree ARCH [LOG]      build/<dir>/kselftest_install,

@@ -6,8 +6,8 @@ Debian packages downloaded once with apt-get into the cache
 when unpacked): each lands whole or not at all (landed(): made in a
 temporary directory beside it and renamed into place, under a lock file
 in the cache's .locks/ that a second run making the same waits for;
-the apt calls wait for apt's locks, build.apt_get), the stock 6.1 kernel, a --debian-kernel version (a series
-such as 6.12 means its newest), and the checks on a kernel image
+the apt calls wait for apt's locks, build.apt_get), the stock 6.1
+kernel, a --debian-kernel version (a series such as 6.12 means its newest), and the checks on a kernel image
 (is_kernel_image, bzimage) and the uncompressed vmlinux QEMU boots
 through PVH (pvh_vmlinux).  A failure is FetchError(status, message):
 2 for the user's mistake, 6 for the host's set-up.  vm/fetch.sh's

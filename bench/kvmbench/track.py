@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from . import build, cli, fetch, lava, runner, stats, trackdb, tracklava, trackplan
+from . import build, cli, fetch, lava, runner, stats, trackdb, tracklava, trackplan, vm
 from .trackjudge import pair_level, version_key
 from .errors import Fail, UsageError
 from .results import Results, run_figures
@@ -358,6 +358,14 @@ def measure(a, cmds, kernels, db, boot=vm_boot):
     todo = trackplan.todo_boots(a, cmds, kernels, db)
     jobs = getattr(a, 'jobs', None) or 1
     info(trackplan.todo_text(a, cmds, kernels, todo, jobs))
+    if jobs > 1 and boot is vm_boot:
+        # Once, before boots run together: packages and kernels.
+        for arch, k in dict.fromkeys((b[1], b[2]) for b in todo):
+            try:
+                vm.host_setup(arch, k.vm_args)
+            except vm.Exit as e:
+                raise Fail('setting up the host for %s on %s: %s' % (k.name, arch, e.msg),
+                           e.status)
     counts = {'stored': 0, 'failed': 0, 'bootfail': 0}
     per_kernel = {}
     first = db.next_boot()

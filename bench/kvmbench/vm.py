@@ -357,6 +357,22 @@ def prepare(a, work):
         raise Exit(e.status, str(e)) from None
 
 
+def host_setup(arch, vm_args):
+    """What a vm/run boot with kernel options @vm_args on @arch sets up on
+    the host, done now: the emulator's packages, the kernel in the cache
+    (and its PVH vmlinux), the guest's busybox; so that boots started
+    together after it find them there.  Exit (its status, one line) if
+    that fails."""
+    a = parse(['--arch', arch] + list(vm_args))
+    fetch.PROG[0] = PROG
+    try:
+        initramfs.ensure_host_tools(a.emu, a.arch)
+        choose_kernel(a)
+        initramfs.static_busybox(a.arch)
+    except fetch.FetchError as e:
+        raise Exit(e.status, str(e)) from None
+
+
 def stop(sig, frame):
     raise SystemExit(128 + sig)
 
