@@ -118,25 +118,17 @@ class Postgres(unittest.TestCase):
     directory, stopped at the end), or TRACK_TEST_PG's (its tables are
     emptied)."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.server = None
-        cls.url = os.environ.get('TRACK_TEST_PG')
-        if not cls.url:
-            cls.server = testkit.Postgres()
-            cls.url = cls.server.url
-        if runner.debian_module('psycopg2', 'python3-psycopg2') is None:
-            if cls.server:
-                cls.server.stop()
-            raise unittest.SkipTest('no python3-psycopg2')
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.server:
-            cls.server.stop()
-
     def setUp(self):
-        import psycopg2
+        # A server a test (kvmbench.tap runs each test alone: no class
+        # fixtures), about a second each.
+        psycopg2 = runner.debian_module('psycopg2', 'python3-psycopg2')
+        if psycopg2 is None:
+            self.skipTest('no python3-psycopg2 (apt-get install python3-psycopg2)')
+        self.url = os.environ.get('TRACK_TEST_PG')
+        if not self.url:
+            server = testkit.Postgres()
+            self.addCleanup(server.stop)
+            self.url = server.url
         c = psycopg2.connect(self.url)
         c.autocommit = True
         c.cursor().execute('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
