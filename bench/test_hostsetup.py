@@ -21,8 +21,9 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import boot, cli, fetch, vm  # noqa: E402
+from kvmbench import boot, cli, fetch, runner, vm  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
+from testkit import fake_tree  # noqa: E402
 
 # A fake apt-get: update fails at once while lists.lock is held (as
 # apt-get update does with /var/lib/apt/lists/lock, whatever
@@ -55,10 +56,17 @@ exit 0
 '''
 
 
-def running(pid):
+def cwd_of(pid):
+    try:
+        return os.readlink('/proc/%s/cwd' % pid)
+    except OSError:
+        return None
+
+
+def running(pid, wait=0.5):
     """True if process @pid runs (not gone, not a zombie its new parent
-    has yet to reap) half a second from now."""
-    time.sleep(0.5)
+    has yet to reap) @wait seconds from now."""
+    time.sleep(wait)
     try:
         with open('/proc/%d/stat' % pid) as f:
             return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
@@ -253,6 +261,37 @@ class Signals(unittest.TestCase):
 
     def test_sigint(self):
         self.one(signal.SIGINT, 130, 'SIGINT')
+
+    def test_compare_sigterm(self):
+        """bench/compare (on this host, fake tests that hang) stopped by
+        SIGTERM to it alone: its test ended at once, one line, 143."""
+        with tempfile.TemporaryDirectory() as d:
+            a, b = fake_tree(os.path.join(d, 'A'), 1000), fake_tree(os.path.join(d, 'B'), 1000)
+            prog = ('import sys; from kvmbench import compare, runner; '
+                    'runner.host_kvm_why = lambda d: ""; sys.exit(compare.main(sys.argv[1:]))')
+            p = subprocess.Popen([sys.executable, '-c', prog, '--builds', '%s,%s' % (a, b),
+                                  '--where', 'host', '--arch', runner.host_arch(), '--out',
+                                  os.path.join(d, 'out'), '--runs', '6', '--', 'fake_test',
+                                  '-hang'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, env=dict(os.environ, PYTHONPATH=BENCH),
+                                 start_new_session=True)
+            def tests():    # the fake tests running (in a tree's kvm/)
+                return [q for q in os.listdir('/proc') if q.isdigit() and
+                        (cwd_of(q) or '').startswith((a, b)) and running(int(q), 0)]
+            for _ in range(100):    # its first run (exec sleep 5) started
+                if tests():
+                    break
+                time.sleep(0.1)
+            self.assertTrue(tests(), 'no test started')
+            t0 = time.monotonic()
+            p.send_signal(signal.SIGTERM)
+            err = p.communicate(timeout=30)[1]
+            self.assertEqual(p.returncode, 143, err)
+            self.assertLess(time.monotonic() - t0, 4)
+            self.assertTrue(err.endswith('bench/compare: interrupted by SIGTERM: the VMs and '
+                                         'builds it started are stopped\n'), err)
+            time.sleep(0.5)
+            self.assertEqual(tests(), [])
 
 
 class OutDir(unittest.TestCase):
