@@ -228,8 +228,8 @@ def parse(argv, host=None, repo=REPO):
     if a.export:
         try:
             cli.check_out('--export', a.export, 'vm/run --export')
-        except cli.Usage as e:
-            raise usage_error(str(e)) from None
+        except cli.Usage as e:     # one line: the folder is the problem, not the usage
+            raise Exit(2, str(e)) from None
     return a
 
 
