@@ -4,6 +4,7 @@ share (a usage error is one line, exit 2)."""
 import argparse
 import os
 import re
+import shutil
 import signal
 import sys
 import time
@@ -88,6 +89,15 @@ def make_out(path, prog):
         with open(os.path.join(path, MARK), 'w') as f:
             f.write(prog + '\n')
     return path
+
+
+def fresh_out(opt, path, prog, ours=()):
+    """A logs folder @path (option @opt) that @prog empties each run:
+    check_out()'s rule (new, empty or @prog's), then emptied and marked."""
+    check_out(opt, path, prog, ours)
+    if os.path.isdir(path):
+        shutil.rmtree(path)
+    return make_out(path, prog)
 
 
 def test_command(words):
@@ -179,3 +189,21 @@ def interrupted(prog, e, what, wait=60):
         prog, signal.Signals(sig).name, '; ' + what if what else ''),
         file=sys.stderr, flush=True)
     return 128 + sig
+
+
+def main(argv):
+    """python3 -m kvmbench.cli fresh-out OPT PATH PROG (for shell scripts'
+    --logs): fresh_out(); one line and exit 2 if the folder is not theirs."""
+    if len(argv) != 4 or argv[0] != 'fresh-out':
+        print('usage: python3 -m kvmbench.cli fresh-out OPT PATH PROG', file=sys.stderr)
+        return 2
+    try:
+        fresh_out(*argv[1:])
+    except Usage as e:
+        print('%s: %s' % (argv[3], e), file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -15,13 +15,13 @@ vm/suite's pool, like vm/kvm_checks.sh; docs/track.md):
 import argparse
 import os
 import re
-import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
 
+from . import cli
 from .tap import Tap
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -87,13 +87,10 @@ def main(argv=None):
     ap.add_argument('--logs', default=os.path.join(REPO, 'build', 'logs', 'track'),
                     help='where the logs go (default build/logs/track)')
     a = ap.parse_args(argv)
-    mark = os.path.join(a.logs, MARK)
-    if os.path.isdir(a.logs) and os.listdir(a.logs) and not os.path.exists(mark):
-        ap.exit(2, '%s: --logs %s: a folder not of ours (no %s): give an empty or new one\n'
-                % (ap.prog, a.logs, MARK))
-    shutil.rmtree(a.logs, ignore_errors=True)
-    os.makedirs(a.logs)
-    open(mark, 'w').close()
+    try:    # new, empty or ours (its mark, or the older MARK), then emptied
+        cli.fresh_out('--logs', a.logs, ap.prog, (MARK,))
+    except cli.Usage as e:
+        ap.exit(2, '%s: %s\n' % (ap.prog, e))
     c = Checks(a.logs)
     w = c.w
     w.header()
