@@ -21,11 +21,16 @@ ifeq ($(wildcard $(KSRC_TARBALL)),)
 $(error No kernel source for the kselftest framework: apt-get install linux-source-6.1, or pass KSRC=<kernel tree>)
 endif
 $(info Unpacking the kselftest framework from $(KSRC_TARBALL) into $(KSRC_CACHE))
-ksrc_err := $(shell set -e; mkdir -p $(KSRC_CACHE); \
+# Whole or not at all, once: unpacked beside it and renamed into place
+# under the cache's lock of it (kvmbench.fetch.landed's), which a second
+# build at the same time waits for, then finds it there.
+ksrc_err := $(shell set -e; mkdir -p $(KSRC_CACHE)/.locks; \
+	flock $(KSRC_CACHE)/.locks/linux-source-6.1.lock sh -ec ' \
+	test ! -e $(KSRC)/tools/testing/selftests/lib.mk || exit 0; \
 	tmp=$$(mktemp -d $(KSRC_CACHE)/.unpack.XXXXXX); \
 	tar -xJf $(KSRC_TARBALL) -C $$tmp \
 		$(addprefix linux-source-6.1/,$(KSRC_FILES)) 2>&1; \
-	rm -rf $(KSRC); mv $$tmp/linux-source-6.1 $(KSRC); rmdir $$tmp)
+	rm -rf $(KSRC); mv $$tmp/linux-source-6.1 $(KSRC); rmdir $$tmp')
 ifeq ($(wildcard $(KSRC)/tools/testing/selftests/lib.mk),)
 $(error Unpacking $(KSRC_TARBALL) failed: $(ksrc_err))
 endif

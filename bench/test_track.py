@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Unit tests of bench/track on known inputs: the database (runs stored
 once, a killed track continued, a database not ours or locked refused
-with nothing written), the change points (planted steps found where
+with nothing written; the same on a real PostgreSQL server), the change points (planted steps found where
 they are, the A/A false-change rate simulated), the neighbour verdicts
 on a planted step, the kernels' forms and the run count refused before
 anything boots, the report.  Run: python3 bench/test_track.py (--tap:
@@ -21,9 +21,10 @@ import unittest
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from kvmbench import attribute, changepoint, track, trackdb, trackjudge, trackplan  # noqa: E402
-from kvmbench import trackreport  # noqa: E402
+from kvmbench import runner, trackreport  # noqa: E402
 from kvmbench.errors import UsageError  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
+import testkit  # noqa: E402
 
 VERSIONS = ['6.1.0-56', '6.1.0-57', '6.12.100+deb12', '6.12.101+deb12', '6.12.107+deb12',
             '6.12.111+deb12']
@@ -38,6 +39,19 @@ def steady(rng, base, n, cv=0.01):
     return [base * math.exp(rng.gauss(0, cv)) for _ in range(n)]
 
 
+def store_once(test, spec):
+    """Database @spec opened to write, three runs stored, one of them
+    twice (stored once); the open database."""
+    db = trackdb.DB(spec).open(write=True)
+    figs = {'rate': (100.0, 'pages/s'), 'vcpu.exits/page': (1.0, 'per page')}
+    test.assertTrue(db.store('6.12.100+deb12', 'x86_64', 'dp', 0, 1, 'r', '{}', figs))
+    test.assertFalse(db.store('6.12.100+deb12', 'x86_64', 'dp', 0, 2, 'r', '{}', figs))
+    test.assertTrue(db.store('6.12.100+deb12', 'x86_64', 'dp', 1, 2, 'r', '{}', figs))
+    test.assertEqual(db.count('runs'), 2)
+    test.assertEqual(db.count('figures'), 4)
+    return db
+
+
 class DB(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -47,13 +61,7 @@ class DB(unittest.TestCase):
         self.dir.cleanup()
 
     def test_store_once(self):
-        db = trackdb.DB(self.path).open(write=True)
-        figs = {'rate': (100.0, 'pages/s'), 'vcpu.exits/page': (1.0, 'per page')}
-        self.assertTrue(db.store('6.12.100+deb12', 'x86_64', 'dp', 0, 1, 'r', '{}', figs))
-        self.assertFalse(db.store('6.12.100+deb12', 'x86_64', 'dp', 0, 2, 'r', '{}', figs))
-        self.assertTrue(db.store('6.12.100+deb12', 'x86_64', 'dp', 1, 2, 'r', '{}', figs))
-        self.assertEqual(db.count('runs'), 2)
-        self.assertEqual(db.count('figures'), 4)
+        db = store_once(self, self.path)
         vals, units = db.values()
         self.assertEqual(vals[('x86_64', 'dp')]['6.12.100+deb12']['rate'], [100.0, 100.0])
         self.assertEqual(units['rate'], 'pages/s')
@@ -104,18 +112,63 @@ class DB(unittest.TestCase):
             trackdb.DB(self.path).open(write=False)
         self.assertFalse(os.path.exists(self.path))
 
-    def test_postgres(self):
-        url = os.environ.get('TRACK_TEST_PG')
-        if not url:
-            self.skipTest('no PostgreSQL server given (TRACK_TEST_PG=postgresql://...)')
-        db = trackdb.DB(url).open(write=True)
-        db.x('DELETE FROM figures')
-        db.x('DELETE FROM runs')
-        self.assertTrue(db.store('k', 'x86_64', 'dp', 0, 1, 'r', '{}', {'rate': (1.0, '/s')}))
-        self.assertFalse(db.store('k', 'x86_64', 'dp', 0, 1, 'r', '{}', {'rate': (1.0, '/s')}))
+
+
+class Postgres(unittest.TestCase):
+    """The track database on a real PostgreSQL server: a throwaway one
+    (testkit.Postgres: Debian's postgresql, a cluster in a temporary
+    directory, stopped at the end), or TRACK_TEST_PG's (its tables are
+    emptied)."""
+
+    def setUp(self):
+        # A server a test (kvmbench.tap runs each test alone: no class
+        # fixtures), about a second each.
+        psycopg2 = runner.debian_module('psycopg2', 'python3-psycopg2')
+        if psycopg2 is None:
+            self.skipTest('no python3-psycopg2 (apt-get install python3-psycopg2)')
+        self.url = os.environ.get('TRACK_TEST_PG')
+        if not self.url:
+            server = testkit.Postgres()
+            self.addCleanup(server.stop)
+            self.url = server.url
+        c = psycopg2.connect(self.url)
+        c.autocommit = True
+        c.cursor().execute('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
+        c.close()
+
+    def test_store_once_and_read(self):
+        db = store_once(self, self.url)
         with self.assertRaisesRegex(UsageError, 'locked'):
-            trackdb.DB(url).open(write=True)
+            trackdb.DB(self.url).open(write=True)
         db.close()
+        again = trackdb.DB(self.url).open(write=False)
+        vals, units = again.values()
+        self.assertEqual(vals[('x86_64', 'dp')]['6.12.100+deb12']['rate'], [100.0, 100.0])
+        self.assertEqual(units['rate'], 'pages/s')
+        again.close()
+        trackdb.DB(self.url).open(write=True).close()     # the lock went with it
+
+    def test_command_line(self):
+        db = trackdb.DB(self.url).open(write=True)
+        db.command_line('x86_64', 'dp', 'demand_paging_test -b 16M')
+        with self.assertRaisesRegex(UsageError, "has command dp on x86_64 as "):
+            db.command_line('x86_64', 'dp', 'demand_paging_test -b 32M')
+        db.close()
+
+    def test_not_ours_and_empty(self):
+        with self.assertRaisesRegex(UsageError, 'holds no track'):
+            trackdb.DB(self.url).open(write=False)
+        import psycopg2
+        c = psycopg2.connect(self.url)
+        c.autocommit = True
+        c.cursor().execute('CREATE TABLE people (name TEXT)')
+        with self.assertRaisesRegex(UsageError, 'not a track database'):
+            trackdb.DB(self.url).open(write=True)
+        cur = c.cursor()
+        cur.execute("SELECT table_name FROM information_schema.tables "
+                    "WHERE table_schema = 'public'")
+        self.assertEqual(cur.fetchall(), [('people',)])    # nothing written
+        c.close()
 
 
 class ChangePoints(unittest.TestCase):

@@ -79,7 +79,8 @@ class VmRun(unittest.TestCase):
             a = vm.parse(['--dir', d, '--list-first', '--', './t'], host='x86_64')
             open(os.path.join(d, 'kselftest-list.txt'), 'w').close()
             self.assertIsNone(vm.check_dir(a))
-            a = vm.parse(['--dir', d, '--export', d, '--', './t'], host='x86_64')
+            a = vm.parse(['--dir', d, '--export', os.path.join(d, 'exp'), '--', './t'],
+                         host='x86_64')
             with self.assertRaisesRegex(vm.Exit, '--export takes no CMD'):
                 vm.check_dir(a)
             a = vm.parse(['--dir', d, '--list-first'], host='x86_64')

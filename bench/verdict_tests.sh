@@ -44,8 +44,10 @@ case ${1:-} in
 	LOGS=$2 ;;
 *) echo "verdict_tests.sh: unknown option '$1'" >&2; exit 2 ;;
 esac
-rm -rf "$LOGS"
-mkdir -p "$LOGS"
+# new, empty or ours (under build/, or marked as ours), emptied: nothing
+# of the user's removed
+[[ $(realpath -m "$LOGS") != "$REPO"/build/* ]] || rm -rf "$LOGS"
+kvmbench_py cli fresh-out --logs "$LOGS" bench/verdict_tests.sh || exit 2
 DELAY=200 VM_DELAY=5000
 
 ok() { tap_result ok "$*"; }

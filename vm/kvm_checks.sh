@@ -32,8 +32,10 @@ case ${1:-} in
 	LOGS=$2 ;;
 *) echo "usage: vm/kvm_checks.sh [--logs DIR]" >&2; exit 2 ;;
 esac
-rm -rf "$LOGS"
-mkdir -p "$LOGS"
+# new, empty or ours (under build/, or marked as ours), emptied: nothing
+# of the user's removed
+[[ $(realpath -m "$LOGS") != "$REPO"/build/* ]] || rm -rf "$LOGS"
+kvmbench_py cli fresh-out --logs "$LOGS" vm/kvm_checks.sh || exit 2
 K=6.12 PATCHES=$REPO/bench/testdata/kvm-patches OUT=$REPO/build/kvm
 BAD=$(ls "$PATCHES"/0003-*.patch)
 BAD_SUBJECT='KVM: x86/mmu: Flush remote TLBs after each TDP MMU fault'

@@ -12,16 +12,25 @@ kvmbench_py() {
 }
 
 # bootstrap_python3: install python3 with apt-get (as root; otherwise
-# print the command and fail).
+# print the command and fail), as kvmbench.build.install does the rest
+# (it needs python3): apt's output in the cache's logs/apt.log, apt's
+# locks waited for (apt-get update retried while another holds the
+# lists lock), --no-upgrade.
 bootstrap_python3() {
+	local log=${XDG_CACHE_HOME:-$HOME/.cache}/kvm-selftests/logs/apt.log t=0
 	if ((EUID != 0)); then
 		echo "missing packages; run: sudo apt-get update && sudo apt-get install -y python3" >&2
 		return 1
 	fi
-	echo "installing: python3" >&2
-	apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 &&
-		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install \
-			-y -qq --no-install-recommends python3 >&2
+	mkdir -p "${log%/*}"
+	echo "installing python3 (the bench tools are Python; apt-get install --no-install-recommends --no-upgrade; log: $log)" >&2
+	until apt-get -o DPkg::Lock::Timeout=600 update -q >>"$log" 2>&1; do
+		((t < 300)) && tail -n 3 "$log" | grep -q 'Could not get lock' || return 1
+		sleep 2
+		t=$((t + 2))
+	done
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+		--no-install-recommends --no-upgrade python3 >>"$log" 2>&1
 }
 
 # tap_result STATUS NAME [WHY]: the next TAP result (TAP_NUM counts them,

@@ -21,14 +21,17 @@ runs stats_cli.py.  The layers, each usable alone:
              the kernel a side names; guest.sh is its shell); the VM's
              clock and the host's shell helper (vm/host-kvm.sh)
   build      the suite's build, the one place for it: arch names and
-             build/ directories, the build's Debian packages, the static
+             build/ directories, the build's Debian packages and the one
+             installer of host packages (install, apt_get: apt's locks
+             waited for, its output in the cache's logs/apt.log), the static
              kselftest install (build_suite, ensure_tree), vm/run's
              options for a kernel (kernel_args); vm/build-deps.sh wraps it
              for shell scripts
   tap        the one TAP writer (Tap, line; tap() for a unittest module;
              shell scripts through vm/py.sh's tap_result)
   fetch      the kernels vm/run boots: Debian packages fetched once into
-             the cache, versions, kernel images, PVH vmlinux
+             the cache (landed: whole or not at all, under a lock a second
+             run waits for), versions, kernel images, PVH vmlinux
   initramfs  what vm/run puts in the guest: busybox, the tests, KVM's
              modules in load order, /etc/vmrun/conf; the host's tools
   vm         vm/run's options, checks, default build, accelerator,
@@ -60,8 +63,10 @@ runs stats_cli.py.  The layers, each usable alone:
              verdicts and change points (trackjudge, changepoint: E-Divisive
              means), Debian's changelogs and sources (attribute), the
              HTML and Markdown report (trackreport)
-  cli, errors  the option checks the programs share; the errors they end
-             with (a one-line message and an exit status)
+  cli, errors  the option checks the programs share, the one rule for
+             the folders they write (check_out, make_out), SIGINT/SIGTERM/
+             SIGHUP ending their children (on_signals, interrupted); the
+             errors they end with (a one-line message and an exit status)
   stats_cli  bench/stats.py's subcommands (compare, judge, until, spread,
              schedule, median)
 

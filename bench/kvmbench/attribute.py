@@ -198,15 +198,14 @@ def source_members(series, pick):
     deb = dest + '.deb'
     fetched(fetch.fetch_deb, '%s=%s' % (pkg, pick), deb)
     tarball = os.path.join(deb, 'usr', 'src', pkg + '.tar.xz')
-    tmp = dest + '.tmp'
-    subprocess.run(['rm', '-rf', tmp])
-    os.makedirs(tmp)
-    p = subprocess.run(['tar', '-xJf', tarball, '-C', tmp, '--strip-components=1',
-                        '--wildcards', '--no-wildcards-match-slash'] +
-                       ['%s/%s' % (pkg, x) for x in PATHS], stderr=subprocess.PIPE, text=True)
-    if p.returncode:
-        raise SetupError('unpacking %s failed: %s' % (tarball, p.stderr.strip()[-200:]))
-    os.rename(tmp, dest)
+
+    def fill(tmp):
+        p = subprocess.run(['tar', '-xJf', tarball, '-C', tmp, '--strip-components=1',
+                            '--wildcards', '--no-wildcards-match-slash'] +
+                           ['%s/%s' % (pkg, x) for x in PATHS], stderr=subprocess.PIPE, text=True)
+        if p.returncode:
+            raise SetupError('unpacking %s failed: %s' % (tarball, p.stderr.strip()[-200:]))
+    fetch.landed(dest, fill)
     subprocess.run(['rm', '-rf', deb])
     return dest
 

@@ -13,12 +13,11 @@ line, which stops git bisect run.
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 
-from . import build as _build, debian, kvm_bisect, runner, stats_cli
+from . import build as _build, cli, debian, kvm_bisect, runner, stats_cli
 from .cli import Parser, Usage, check_kernels, check_test, test_command, vm_size
 from .errors import Fail
 from .results import Results, baseline_samples, baseline_values
@@ -63,7 +62,8 @@ usage: bench/bisect-run (--kernel IMAGE [--modules DIR] [--build 'CMD'] |
                      counts instructions, steady; one vCPU) or tcg (the
                      host's clock; the default with --smp N > 1); judge
                      against a baseline measured on the same clock
-  --out DIR          keep the runs there (default: a temporary directory)
+  --out DIR          keep the runs there (default: a temporary directory):
+                     new, empty or one bench/bisect-run made
 {kvm_bisect}
 Exit status, as git bisect run reads it: 0 good, 1 bad, 125 cannot test
 (the build or boot failed, no /dev/kvm in the guest, the test skipped or
@@ -72,10 +72,12 @@ failed in too many runs, the figure missing); 128 for a bad command line
 one line before any kernel is built or booted (the suite is built to ask
 the test about its options and figures): git bisect run stops at 128 or
 more, so a typo neither marks every commit bad (1) nor skips them all
-(125).  Never 128 or more otherwise, whatever the test does.  --packages
-and --series exit 0 when they found the first bad package or patch (or
-found none), 125 if they could not decide; --series exits 128 for a
-series that does not apply.
+(125).  Interrupted (SIGINT, SIGTERM, SIGHUP: its VMs and builds stopped,
+one line): 128 + the signal, which stops git bisect run too.  Never 128
+or more otherwise, whatever the test does.  --packages and --series exit
+0 when they found the first bad package or patch (or found none), 125 if
+they could not decide; --series exits 128 for a series that does not
+apply.
 
 In a kernel tree:
   git bisect start BAD GOOD
@@ -210,6 +212,8 @@ def parse(argv):
     why = runs_refusal(*judged_runs(c))
     if why:
         raise Usage(why)
+    if c.out:
+        cli.check_out('--out', c.out, PROG)
     return c
 
 
@@ -479,10 +483,6 @@ class Bisect:
         return 125
 
 
-def interrupted(signum, frame):
-    raise KeyboardInterrupt()
-
-
 def main(argv):
     # A usage error stops git bisect run (USAGE); a bisection step's of
     # --packages (--kernel-file: the command was checked before) is
@@ -496,14 +496,13 @@ def main(argv):
     if c is None:
         print(HELP, end='')
         return 0
-    for s in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(s, interrupted)
+    cli.on_signals()
     tmp = None
     try:
         if not c.out:
             tmp = c.out = tempfile.mkdtemp(prefix='bisect-run.',
                                            dir=os.environ.get('TMPDIR') or '/tmp')
-        os.makedirs(c.out, exist_ok=True)
+        cli.make_out(c.out, PROG)
         b = Bisect(c, os.path.abspath(c.out))
         if usage_rc == USAGE:       # not again in each step of a bisection
             b.test_checks()
@@ -527,8 +526,8 @@ def main(argv):
     except Usage as e:          # found after parse(), still before any boot
         print('%s: %s' % (PROG, e), file=sys.stderr)
         return usage_rc
-    except KeyboardInterrupt:
-        return 125
+    except KeyboardInterrupt as e:     # 128 + the signal: git bisect run stops
+        return cli.interrupted(PROG, e, 'git bisect run stops on it')
     except Fail as e:          # a series that does not apply: USAGE (never in a step)
         if str(e):
             info(str(e))

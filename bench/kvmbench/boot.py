@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+from . import cli
+
 PROG = 'vm/run'
 
 
@@ -381,7 +383,7 @@ def export(a, out):
     line for a LAVA job (which waits for the "Linux version" banner: the
     verbose command line)."""
     try:
-        os.makedirs(out, exist_ok=True)
+        cli.make_out(out, 'vm/run --export')
     except OSError:
         raise Exit(2, "cannot create '%s'" % out) from None
     shutil.copyfile(a.kernel, os.path.join(out, 'kernel'))

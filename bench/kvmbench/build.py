@@ -3,7 +3,8 @@
 
 Arch names (x86_64, arm64; aarch64 and amd64 are aliases) and their
 build/ directories, the Debian packages a build needs (installed as
-root, else the command to run is printed), the static kselftest install
+root, else the command to run is printed; install() is the one
+installer of host packages, apt_get() the one apt-get call), the static kselftest install
 of the suite for an arch under build/<dir>/kselftest_install (and
 against a kernel tree's uapi headers, uapi_tree), and the
 vm/run options for a kernel a user names (kernel_args).  vm/run,
@@ -11,7 +12,7 @@ vm/suite, bench/ (through vm/build-deps.sh), bench/compare and lava/ all
 build through here.
 
   python3 -m kvmbench.build deps ARCH|clang...   install the build's packages
-  python3 -m kvmbench.build packages PKG...      install the missing PKGs
+  python3 -m kvmbench.build packages [--why W] PKG...  install the missing PKGs
   python3 -m kvmbench.build missing PKG...       print the missing PKGs
   python3 -m kvmbench.build suite SRC ARCH OUT LOG   make ... kselftest_install
   python3 -m kvmbench.build tree ARCH [LOG]      build/<dir>/kselftest_install,
@@ -20,11 +21,14 @@ build through here.
   python3 -m kvmbench.build arch-dir ARCH        the build/ subdirectory
 """
 import argparse
+import contextlib
+import fcntl
 import hashlib
 import os
 import re
 import subprocess
 import sys
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -116,41 +120,149 @@ def missing(pkgs):
     return [p for p in pkgs if not installed(p)]
 
 
-def install(pkgs):
-    """Install @pkgs (as root; adds dpkg's arm64 architecture if one is
-    :arm64), waiting for another install's lock; BuildError if that
-    fails or we are not root (DepsError; its message: the command to run)."""
-    if not pkgs:
+APT_WAIT = 600   # seconds an apt-get call waits for apt's locks
+
+
+def apt_log():
+    """The log apt-get's own output goes to: logs/apt.log in the cache."""
+    from . import fetch     # the cache's owner (it imports this module)
+    return os.path.join(fetch.cache_dir(), 'logs', 'apt.log')
+
+
+@contextlib.contextmanager
+def locked(path, say=None, what=None):
+    """An exclusive flock on file @path (made if missing) for the block,
+    waited for; @say('waiting for @what ...') once if another holds it."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'a') as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if say:
+                say('waiting for %s (another run holds %s)' % (what or path, path))
+            fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def finish(p):
+    """@p's exit status once it ended, even if a signal comes first (it
+    is raised after: dpkg is not cut short, which would leave the
+    machine's packages half configured)."""
+    pending = None
+    while True:
+        try:
+            rc = p.wait()
+            break
+        except BaseException as e:     # KeyboardInterrupt, a signal's SystemExit
+            if pending is None:
+                print('apt-get: finishing first (its log: %s)' % apt_log(), file=sys.stderr,
+                      flush=True)
+            pending = e
+    if pending is not None:
+        raise pending
+    return rc
+
+
+def apt_get(args, cwd=None, log=None):
+    """apt-get @args, its output appended to @log (default apt_log()),
+    waiting up to APT_WAIT s for apt's own locks: dpkg's through
+    DPkg::Lock::Timeout, the lists' (apt-get update does not wait for it:
+    "Could not get lock /var/lib/apt/lists/lock") by trying again every
+    2 s; its exit status.  In a session of its own, ended before a
+    signal to us is acted on (finish)."""
+    log = log or apt_log()
+    os.makedirs(os.path.dirname(os.path.abspath(log)), exist_ok=True)
+    env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
+    deadline = time.time() + APT_WAIT
+    while True:
+        with open(log, 'a') as f:
+            f.write('$ apt-get %s\n' % ' '.join(args))
+            f.flush()
+            start = f.tell()
+            rc = finish(subprocess.Popen(
+                ['apt-get', '-o', 'DPkg::Lock::Timeout=%d' % APT_WAIT] + args, stdout=f,
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
+                start_new_session=True))
+        with open(log, errors='replace') as f:
+            f.seek(start)
+            busy = 'Could not get lock' in f.read()
+        if rc == 0 or not busy or time.time() > deadline:
+            return rc
+        time.sleep(2)
+
+
+def log_tail(log, n=15):
+    """The last @n lines of @log."""
+    try:
+        with open(log, errors='replace') as f:
+            return ''.join(f.readlines()[-n:])
+    except OSError:
+        return ''
+
+
+def upgrades(pkgs):
+    """The installed packages apt-get install @pkgs would upgrade (its
+    simulation's "Inst NAME [OLD]" lines): those it needs newer."""
+    p = subprocess.run(['apt-get', '-s', 'install', '--no-install-recommends', '--no-upgrade']
+                       + pkgs, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                       env=dict(os.environ, LC_ALL='C'))
+    return re.findall(r'^Inst (\S+) \[', p.stdout, re.M)
+
+
+def install(pkgs, why='', say=None, still=missing):
+    """Install those of @pkgs still missing (as root), for @why (said with
+    them): one install at a time on this machine (the cache's apt.lock:
+    a second run waits, then finds them there and installs nothing);
+    apt's output in apt_log() (its last lines on stderr if it fails);
+    --no-upgrade: an installed package named is not upgraded; the
+    installed packages apt must upgrade for them are said.  Adds dpkg's
+    arm64 architecture if one is :arm64.  BuildError if that fails or we
+    are not root (DepsError; its message: the command to run).  @still(pkgs):
+    those of them still needed (default: those dpkg has not)."""
+    say = say or (lambda m: print(m, file=sys.stderr, flush=True))
+    if not still(pkgs):
         return
     if os.geteuid() != 0:
-        raise DepsError('missing packages; run: sudo dpkg --add-architecture arm64 && '
-                         'sudo apt-get update && sudo apt-get install -y ' + ' '.join(pkgs))
-    if any(p.endswith(':arm64') for p in pkgs):
-        foreign = subprocess.run(['dpkg', '--print-foreign-architectures'],
-                                 stdout=subprocess.PIPE, text=True).stdout.split()
-        if 'arm64' not in foreign:
-            subprocess.run(['dpkg', '--add-architecture', 'arm64'], check=False)
-    print('installing: ' + ' '.join(pkgs), file=sys.stderr, flush=True)
-    # Another run's install may hold dpkg's lock (vm/suite's jobs start
-    # together): wait for it rather than fail.
-    lock = ['-o', 'DPkg::Lock::Timeout=600']
-    env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
-    out = sys.stderr.fileno()
-    if (subprocess.call(['apt-get'] + lock + ['update', '-qq'], stdout=out, env=env) or
-            subprocess.call(['apt-get'] + lock + ['install', '-y', '-qq',
-                                                  '--no-install-recommends'] + pkgs,
-                            stdout=out, env=env)):
-        raise DepsError('apt-get install %s failed' % ' '.join(pkgs))
+        raise DepsError('missing packages%s; run: sudo dpkg --add-architecture arm64 && '
+                        'sudo apt-get update && sudo apt-get install -y --no-install-recommends '
+                        '%s' % (' (%s)' % why if why else '', ' '.join(still(pkgs))))
+    from . import fetch
+    with locked(os.path.join(fetch.cache_dir(), 'apt.lock'), say, 'another install'):
+        pkgs = still(pkgs)
+        if not pkgs:
+            return
+        log = apt_log()
+        t0 = time.time()
+        say('installing %s%s (apt-get install --no-install-recommends --no-upgrade; '
+            'log: %s)' % (' '.join(pkgs), ' ' + why if why else '', log))
+        if any(p.endswith(':arm64') for p in pkgs):
+            foreign = subprocess.run(['dpkg', '--print-foreign-architectures'],
+                                     stdout=subprocess.PIPE, text=True).stdout.split()
+            if 'arm64' not in foreign:
+                subprocess.run(['dpkg', '--add-architecture', 'arm64'], check=False)
+        if apt_get(['update', '-q'], log=log):
+            sys.stderr.write(log_tail(log))
+            raise DepsError('apt-get update failed (log: %s)' % log)
+        up = upgrades(pkgs)
+        if up:
+            say('also upgrading, as %s need%s newer: %s' % (
+                ' '.join(pkgs), 's' if len(pkgs) == 1 else '', ' '.join(up)))
+        if apt_get(['install', '-y', '-q', '--no-install-recommends', '--no-upgrade'] + pkgs,
+                   log=log):
+            sys.stderr.write(log_tail(log))
+            raise DepsError('apt-get install %s failed (log: %s)' % (' '.join(pkgs), log))
+        say('installed %s in %.0f s' % (' '.join(pkgs), time.time() - t0))
 
 
-def ensure_packages(pkgs):
-    """Install those of @pkgs that are missing (BuildError if that fails)."""
-    install(missing(pkgs))
+def ensure_packages(pkgs, why=''):
+    """Install those of @pkgs that are missing, for @why (BuildError if
+    that fails)."""
+    install(pkgs, why)
 
 
 def ensure_deps(*words):
     """Install what building for @words (arches, 'clang') needs."""
-    ensure_packages(deps(words))
+    ensure_packages(deps(words), 'to build the suite for %s' % ' and '.join(words))
 
 
 def make_command(src, arch, out, jobs=None, uapi=None):
@@ -242,7 +354,9 @@ def main(argv):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest='cmd', required=True)
     sub.add_parser('deps').add_argument('words', nargs='*')
-    sub.add_parser('packages').add_argument('pkgs', nargs='*')
+    p = sub.add_parser('packages')
+    p.add_argument('--why', default='', help='what they are for (said with them)')
+    p.add_argument('pkgs', nargs='*')
     sub.add_parser('missing').add_argument('pkgs', nargs='*')
     p = sub.add_parser('suite')
     for a in ('src', 'arch', 'out', 'log'):
@@ -257,7 +371,7 @@ def main(argv):
         if a.cmd == 'deps':
             ensure_deps(*a.words)
         elif a.cmd == 'packages':
-            ensure_packages(a.pkgs)
+            ensure_packages(a.pkgs, a.why)
         elif a.cmd == 'missing':
             for pkg in missing(a.pkgs):
                 print(pkg)

@@ -6,6 +6,10 @@ import difflib
 import glob
 import os
 import re
+import shutil
+import signal
+import sys
+import time
 
 from . import build, fetch
 from .errors import UsageError as Usage  # a bad command line: the message, exit 2
@@ -56,6 +60,54 @@ class Parser(argparse.ArgumentParser):
             else:
                 args += [o] + [' ' + v if v.startswith('-') else v for v in vals]
         return self.parse_args(args), rest
+
+
+MARK = '.kvm-selftests'  # in an output folder: the program that made it (make_out)
+
+
+def made_by(path):
+    """The program whose output folder @path is (its MARK), or ''."""
+    try:
+        with open(os.path.join(path, MARK)) as f:
+            return f.read().strip()
+    except OSError:
+        return ''
+
+
+def check_out(opt, path, prog=None, ours=()):
+    """The one rule for a folder a program writes, checked before any
+    work: @path (given as option @opt) is new, an empty directory, or,
+    with @prog, one that @prog made before (its MARK, or one of the files
+    @ours that its outputs of before hold); else Usage, one line: nothing
+    the user gave is written into, deleted or overwritten."""
+    if not os.path.lexists(path):
+        return
+    if not os.path.isdir(path):
+        raise Usage('%s %s: not a directory (name a new or empty one)' % (opt, path))
+    names = os.listdir(path)
+    if not names or prog and (made_by(path) == prog or any(n in names for n in ours)):
+        return
+    raise Usage('%s %s: not an empty directory%s (nothing you gave is deleted: name a new '
+                'or empty one)' % (opt, path, ' nor one %s made' % prog if prog else ''))
+
+
+def make_out(path, prog):
+    """Output folder @path (check_out()'s) created with its parents and
+    marked as @prog's (its MARK), so that @prog may write into it again."""
+    os.makedirs(path, exist_ok=True)
+    if made_by(path) != prog:
+        with open(os.path.join(path, MARK), 'w') as f:
+            f.write(prog + '\n')
+    return path
+
+
+def fresh_out(opt, path, prog, ours=()):
+    """A logs folder @path (option @opt) that @prog empties each run:
+    check_out()'s rule (new, empty or @prog's), then emptied and marked."""
+    check_out(opt, path, prog, ours)
+    if os.path.isdir(path):
+        shutil.rmtree(path)
+    return make_out(path, prog)
 
 
 def test_command(words):
@@ -124,3 +176,91 @@ def vm_size(arch, mem):
         return build.arch_name(arch)
     except ValueError as e:
         raise Usage(str(e)) from None
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT, SIGTERM or SIGHUP arrived (on_signals): @signum."""
+
+    def __init__(self, signum=signal.SIGINT):
+        super().__init__()
+        self.signum = signum
+
+
+def children():
+    """The process ids whose parent is this process (from /proc), but
+    those that ended (zombies) and those in a session of their own
+    (build.apt_get's apt-get: an install is not cut short)."""
+    me, sid, out = os.getpid(), os.getsid(0), []
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % d) as f:
+                stat = f.read().rsplit(')', 1)[1].split()
+        except OSError:
+            continue
+        if int(stat[1]) == me and stat[0] != 'Z' and int(stat[3]) == sid:
+            out.append(int(d))
+    return out
+
+
+def signal_children(sig=signal.SIGTERM):
+    """@sig to each of children(): vm/run stops its emulator on it, make
+    its build, a bench program its own children."""
+    for pid in children():
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+
+
+def _stop(signum, frame):
+    signal_children()
+    raise Interrupted(signum)
+
+
+def on_signals():
+    """SIGINT, SIGTERM and SIGHUP end the program: each child is sent
+    SIGTERM at once (a child that does not share our process group, or a
+    SIGTERM sent to us alone, would not see it) and Interrupted is raised
+    in the main thread for interrupted() to report."""
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, _stop)
+
+
+def interrupted(prog, e, what, wait=60):
+    """After Interrupted (or KeyboardInterrupt) @e: the children ended
+    (SIGTERM again each second for @wait s, then SIGKILL), one line
+    "PROG: interrupted by SIGTERM: the VMs and builds it started are
+    stopped; WHAT", and its status: 128 + the signal (130 SIGINT, 143
+    SIGTERM, 129 SIGHUP)."""
+    sig = getattr(e, 'signum', signal.SIGINT)
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_IGN)     # a second one does not cut this short
+    end = time.monotonic() + wait
+    while children() and time.monotonic() < end:
+        signal_children()
+        time.sleep(1)
+    signal_children(signal.SIGKILL)
+    print('%s: interrupted by %s: the VMs and builds it started are stopped%s' % (
+        prog, signal.Signals(sig).name, '; ' + what if what else ''),
+        file=sys.stderr, flush=True)
+    return 128 + sig
+
+
+def main(argv):
+    """python3 -m kvmbench.cli fresh-out OPT PATH PROG (for shell scripts'
+    --logs): fresh_out(); one line and exit 2 if the folder is not theirs."""
+    if len(argv) != 4 or argv[0] != 'fresh-out':
+        print('usage: python3 -m kvmbench.cli fresh-out OPT PATH PROG', file=sys.stderr)
+        return 2
+    try:
+        fresh_out(*argv[1:])
+    except Usage as e:
+        print('%s: %s' % (argv[3], e), file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import sys
 
-from . import kvm_sides, runner, stats_cli
+from . import cli, kvm_sides, runner, stats_cli
 from .cli import Parser, Usage, check_kernels, check_test, test_command, vm_size
 from .errors import Fail
 from .results import Results, elapsed
@@ -100,7 +100,9 @@ Statistics: bench/stats.py (docs/statistics.md): exact intervals, so
 with too few runs for the level over the figures that vary (6 a side
 for 11 figures at 95%) there is no verdict.  Exit status: 0 compared,
 every run passed; 1 compared but some runs failed, or too few runs for
-a verdict; 2 usage; 4 the test skipped (its reason shown).
+a verdict; 2 usage; 4 the test skipped (its reason shown); 128 + the
+signal when interrupted (130 SIGINT, 143 SIGTERM, 129 SIGHUP: its VMs
+stopped, one line says so).
 """
 HELP = HELP.replace('{kvm_sides}', kvm_sides.HELP)
 
@@ -217,9 +219,8 @@ def parse(argv):
         raise Usage(why)
     if c.cpu and c.where == 'host':
         raise Usage('--cpu %s boots VMs: not --where host' % c.cpu)
-    if c.out and os.path.exists(c.out) and (not os.path.isdir(c.out) or os.listdir(c.out)):
-        raise Usage("--out %s: not an empty directory (nothing you gave is deleted: "
-                    "name a new or empty one)" % c.out)
+    if c.out:
+        cli.check_out('--out', c.out)
     for opt in ('runs', 'smp', 'per_boot', 'run_timeout', 'max_runs'):
         setattr(c, opt, positive('--' + opt.replace('_', '-'), getattr(c, opt)))
     if not re.fullmatch(r'[0-9]{1,2}([.][0-9]+)?', c.level) or c.level == '0':
@@ -544,6 +545,7 @@ def main(argv):
         if c is None:
             print(HELP, end='')
             return 0
+        cli.on_signals()
         return Compare(c).main()
     except Usage as e:
         if str(e):      # (kvm_sides said it already)
@@ -551,8 +553,8 @@ def main(argv):
         return 2
     except Failed:
         return 1
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as e:
+        return cli.interrupted(PROG, e, '')
 
 
 if __name__ == '__main__':

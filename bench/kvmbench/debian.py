@@ -32,7 +32,7 @@ def fetched(fn, *args):
 
 def ensure_packages(*pkgs):
     """Install those of @pkgs that are missing (SetupError if that fails)."""
-    fetched(build.ensure_packages, list(pkgs))
+    fetched(build.ensure_packages, list(pkgs), "to build the kernel's KVM")
 
 
 def kernel_versions(arch, cached=True):
@@ -166,8 +166,7 @@ def debian_source(kernel):
     pkgver = source_version(kernel.version, installed, [])
     if not pkgver:
         have = _apt_versions(pkg)
-        if not have and os.geteuid() == 0:
-            subprocess.run(["apt-get", "update", "-qq"], stdout=subprocess.DEVNULL)
+        if not have and fetch.apt_update():
             have = _apt_versions(pkg)
         pkgver = source_version(kernel.version, installed, have)
         if not pkgver:
@@ -185,17 +184,15 @@ def debian_source(kernel):
         if not os.path.isfile(tarball):
             raise SetupError(f"no usr/src/{pkg}.tar.xz in {pkg} {pkgver} "
                              f"(remove {deb_dir} to re-download)")
-    print(f"vm/kvm-build: unpacking {tarball} into {dest} (once)", file=sys.stderr, flush=True)
-    tmp = dest + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    try:
-        subprocess.run(["tar", "-xJf", tarball, "-C", tmp, "--strip-components=1"],
-                       check=True)
-    except (subprocess.CalledProcessError, OSError) as e:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise SetupError(f"unpacking {tarball} failed: {e}") from None
-    os.rename(tmp, dest)
+    def fill(tmp):
+        print(f"vm/kvm-build: unpacking {tarball} into {dest} (once)", file=sys.stderr,
+              flush=True)
+        try:
+            subprocess.run(["tar", "-xJf", tarball, "-C", tmp, "--strip-components=1"],
+                           check=True)
+        except (subprocess.CalledProcessError, OSError) as e:
+            raise SetupError(f"unpacking {tarball} failed: {e}") from None
+    fetched(fetch.landed, dest, fill)
     if deb_dir:
         shutil.rmtree(deb_dir, ignore_errors=True)
     return dest

@@ -3,8 +3,11 @@
 
 Debian packages downloaded once with apt-get into the cache
 (${XDG_CACHE_HOME:-~/.cache}/kvm-selftests/<package>, a .complete stamp
-when unpacked): the stock 6.1 kernel, a --debian-kernel version (a series
-such as 6.12 means its newest), and the checks on a kernel image
+when unpacked): each lands whole or not at all (landed(): made in a
+temporary directory beside it and renamed into place, under a lock file
+in the cache's .locks/ that a second run making the same waits for;
+the apt calls wait for apt's locks, build.apt_get), the stock 6.1
+kernel, a --debian-kernel version (a series such as 6.12 means its newest), and the checks on a kernel image
 (is_kernel_image, bzimage) and the uncompressed vmlinux QEMU boots
 through PVH (pvh_vmlinux).  A failure is FetchError(status, message):
 2 for the user's mistake, 6 for the host's set-up.  vm/fetch.sh's
@@ -46,6 +49,55 @@ def cache_dir():
                         os.path.join(os.path.expanduser('~'), '.cache'), 'kvm-selftests')
 
 
+def cache_lock(name):
+    """The lock (build.locked) of cache entry @name: .locks/NAME.lock in
+    the cache, waited for."""
+    return build.locked(os.path.join(cache_dir(), '.locks', name.replace('/', '_') + '.lock'),
+                        say, name)
+
+
+def landed(dest, fill, stamp=None):
+    """@dest, made once by @fill(tmp) (which fills the new directory tmp):
+    whole or not at all, under cache_lock of its name (a second run
+    making it waits, then finds it), in a temporary directory beside it
+    renamed into place; done when file @stamp is in it (else: when it
+    exists).  An unfinished @dest of before is replaced."""
+    def done():
+        return os.path.exists(os.path.join(dest, stamp) if stamp else dest)
+    if done():
+        return dest
+    full = os.path.abspath(dest)
+    parent, name = os.path.split(full)
+    inside = full.startswith(os.path.join(cache_dir(), ''))
+    with cache_lock(os.path.relpath(full, cache_dir()) if inside else name):
+        if done():
+            return dest
+        os.makedirs(parent, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix='.%s.' % name, dir=parent)
+        try:
+            os.chmod(tmp, 0o755)    # apt's _apt sandbox user writes into it
+            fill(tmp)
+            if stamp:
+                open(os.path.join(tmp, stamp), 'w').close()
+            if os.path.lexists(dest):
+                os.rename(dest, tmp + '.old')
+                shutil.rmtree(tmp + '.old', ignore_errors=True)
+            os.rename(tmp, dest)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return dest
+
+
+def apt_update():
+    """apt-get update (as root), one at a time (the cache's apt.lock, as
+    build.install), waiting for apt's own lock; False if it failed."""
+    if os.geteuid() != 0:
+        return False
+    with build.locked(os.path.join(cache_dir(), 'apt.lock'), say, 'another apt-get'):
+        say('apt-get update (log: %s)' % build.apt_log())
+        return build.apt_get(['update', '-q']) == 0
+
+
 def deb_arch(arch):
     """Debian's name of guest @arch (amd64, arm64)."""
     return 'amd64' if build.arch_name(arch) == 'x86_64' else 'arm64'
@@ -71,38 +123,30 @@ def ensure_dpkg_arch(darch):
     if os.geteuid() != 0:
         raise FetchError(6, 'dpkg architecture %s not configured; run: sudo dpkg '
                          '--add-architecture %s && sudo apt-get update' % (darch, darch))
-    say('adding dpkg architecture %s' % darch)
+    say('adding dpkg architecture %s (to fetch its kernels and busybox)' % darch)
     subprocess.run(['dpkg', '--add-architecture', darch], check=False)
-    if subprocess.call(['apt-get', 'update', '-qq'], stdout=sys.stderr.fileno()):
-        raise FetchError(6, 'apt-get update failed')
+    if not apt_update():
+        raise FetchError(6, 'apt-get update failed (log: %s)' % build.apt_log())
 
 
 def fetch_deb(pkg, dest):
     """Debian package @pkg (name[:arch][=version]) unpacked into @dest,
-    once: a .complete stamp marks a finished unpack, so that an
-    interrupted one is redone."""
-    if os.path.exists(os.path.join(dest, '.complete')):
-        return dest
-    os.makedirs(cache_dir(), exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix='.dl.', dir=cache_dir())
-    try:
-        os.chmod(tmp, 0o755)    # apt's _apt sandbox user writes here
+    once (landed(): a .complete stamp marks a finished unpack, so that an
+    interrupted one is redone, and two runs fetching it at once download
+    it once)."""
+    def fill(tmp):
+        dl = os.path.join(tmp, '.deb')
+        os.mkdir(dl)
+        os.chmod(dl, 0o755)     # apt's _apt sandbox user writes here
         say('downloading %s into %s (once)' % (pkg, dest))
-        p = subprocess.run(['apt-get', 'download', '-qq', pkg], cwd=tmp, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
-        if p.returncode:
-            sys.stderr.write(p.stdout)
-            raise FetchError(6, 'apt-get download %s failed' % pkg)
-        shutil.rmtree(dest, ignore_errors=True)
-        os.makedirs(dest)
-        debs = glob.glob(os.path.join(tmp, '*.deb'))
-        if len(debs) != 1 or subprocess.call(['dpkg-deb', '-x', debs[0], dest]):
-            shutil.rmtree(dest, ignore_errors=True)
+        if build.apt_get(['download', '-q', pkg], cwd=dl):
+            sys.stderr.write(build.log_tail(build.apt_log(), 5))
+            raise FetchError(6, 'apt-get download %s failed (log: %s)' % (pkg, build.apt_log()))
+        debs = glob.glob(os.path.join(dl, '*.deb'))
+        if len(debs) != 1 or subprocess.call(['dpkg-deb', '-x', debs[0], tmp]):
             raise FetchError(6, 'dpkg-deb -x failed for %s' % pkg)
-        open(os.path.join(dest, '.complete'), 'w').close()
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return dest
+        shutil.rmtree(dl)
+    return landed(dest, fill, '.complete')
 
 
 def cached(pattern):
@@ -161,8 +205,7 @@ def debian_kernel_dir(want, arch):
     darch = deb_arch(arch)
     ensure_dpkg_arch(darch)
     versions = debian_kernel_versions(darch)
-    if not versions and os.geteuid() == 0:
-        subprocess.call(['apt-get', 'update', '-qq'], stdout=sys.stderr.fileno())
+    if not versions and apt_update():
         versions = debian_kernel_versions(darch)
     pkg = 'linux-image-%s-%s' % (pick_version(want, versions, darch), darch)
     return fetch_deb('%s:%s' % (pkg, darch), os.path.join(cache_dir(), pkg))
@@ -229,9 +272,11 @@ def pvh_vmlinux(bz):
         return bz
     if elf[:4] != b'\x7fELF':
         return bz
-    with open(dst + '.tmp', 'wb') as f:
+    fd, tmp = tempfile.mkstemp(prefix='.vmlinux-pvh.', dir=os.path.dirname(bz))
+    with os.fdopen(fd, 'wb') as f:
         f.write(elf)
-    os.replace(dst + '.tmp', dst)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, dst)    # whole: two runs extracting at once each rename their own
     return dst
 
 

@@ -64,11 +64,11 @@ def ensure_host_tools(emu, arch):
     if os.geteuid() != 0:
         raise FetchError(6, 'missing host packages; run: sudo apt-get install -y '
                          '--no-install-recommends ' + ' '.join(pkgs))
-    say('installing host packages: ' + ' '.join(pkgs))
     try:
-        build.install(pkgs)
-    except build.BuildError:
-        raise FetchError(6, 'apt-get install %s failed' % ' '.join(pkgs)) from None
+        build.install(pkgs, 'to boot an %s guest under %s' % (arch, emu), say,
+                      lambda _: host_tools_missing(emu, arch))
+    except build.BuildError as e:
+        raise FetchError(6, str(e)) from None
 
 
 def static_busybox(arch):

@@ -12,7 +12,6 @@ docs/kvm-build.md has the details."""
 import argparse
 import contextlib
 import datetime
-import fcntl
 import hashlib
 import json
 import os
@@ -23,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from kvmbench import debian, kvm_config, kvm_tree
+from kvmbench import build, cli, debian, kvm_config, kvm_tree
 from kvmbench.cli import Parser
 from kvmbench.errors import BuildError, Fail, UsageError
 
@@ -67,9 +66,7 @@ class BuildDir:
         """Locked (two builds of one tree wait for each other), the log
         begun, the tools there, the shadow synced with the patches,
         configured: {step: seconds} so far."""
-        os.makedirs(self.dir, exist_ok=True)
-        with open(os.path.join(self.dir, "lock"), "w", encoding="utf-8") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with build.locked(os.path.join(self.dir, "lock"), info, f"the build in {self.dir}"):
             if os.path.isfile(self.log):
                 os.replace(self.log, self.log + ".prev")
             open(self.log, "w", encoding="utf-8").close()
@@ -402,13 +399,9 @@ class WholeBuild(BuildDir):
 
 
 def check_out(out):
-    """Refuse an OUT that holds anything but a vm/kvm-build output."""
-    meta = os.path.join(out, "kvm-build.json")
-    if os.path.isdir(out) and os.listdir(out) and not os.path.isfile(meta):
-        raise UsageError(f"--out {out} is not empty and not a vm/kvm-build output: "
-                         "not touching it")
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise UsageError(f"--out {out} is not a directory")
+    """Refuse an OUT that holds anything but a vm/kvm-build output (its
+    kvm-build.json), as every program's output folder (cli.check_out)."""
+    cli.check_out("--out", out, PROG, ("kvm-build.json",))
 
 
 def write_desc(out, desc):
@@ -501,7 +494,8 @@ def parse_args(argv):
         "Exit status: 0 built; 1 the build failed (its first error shown); 2 usage "
         "or bad input (not a kernel tree, a patch that does not apply, a tree of another "
         "version, a config that lacks what KVM needs, a --config read outside KVM); 6 "
-        "host set-up failed.")
+        "host set-up failed; 128 + the signal when interrupted (130 SIGINT, 143 SIGTERM: "
+        "its make stopped; the same command continues the build).")
     p.add_argument("--debian-kernel", metavar="VERSION", default="6.12",
                    help="the Debian kernel (vm/run --debian-kernel: 6.12, "
                    "6.12.117+deb12; default 6.12)")
@@ -551,6 +545,7 @@ def main_whole(a, t0):
 
 
 def main(argv=None):
+    cli.on_signals()
     try:
         a = parse_args(sys.argv[1:] if argv is None else argv)
         t0 = time.monotonic()
@@ -572,8 +567,8 @@ def main(argv=None):
         if str(e):
             info(str(e))
         return e.status
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as e:
+        return cli.interrupted(PROG, e, 'the same command continues the build')
 
 
 if __name__ == "__main__":

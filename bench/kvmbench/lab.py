@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from . import lava
+from . import build, cli, lava
 from .cli import Parser, Usage
 
 STATE = os.environ.get('LAVA_LAB_DIR', '/var/lib/kvm-selftests-lava')
@@ -72,19 +72,12 @@ def write(name, text):
         f.write(text + '\n')
 
 
-def installed(pkg):
-    return run(['dpkg-query', '-W', '-f=${Status}', pkg], check=False) == 'install ok installed'
-
-
 def apt_install(pkgs):
-    say('installing %s (apt-get --no-install-recommends)' % ' '.join(pkgs))
-    env = dict(ENV, DEBIAN_FRONTEND='noninteractive')
-    p = subprocess.run(['apt-get', 'install', '-y', '-q', '-o', 'DPkg::Lock::Timeout=600',
-                        '--no-install-recommends'] + list(pkgs), env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
-    if p.returncode:
-        sys.stderr.write(p.stdout[-2000:])
-        die('apt-get install failed (exit %d)' % p.returncode, 6)
+    """kvmbench.build's installer, for the lab; a failure ends lava/lab (6)."""
+    try:
+        build.install(list(pkgs), 'for the local LAVA lab', say)
+    except build.BuildError as e:
+        die(str(e), 6)
 
 
 def pg_cluster():
@@ -108,15 +101,13 @@ def start_postgres():
 
 def install():
     """LAVA's packages; PostgreSQL runs before lava-server's postinst."""
-    missing = [p for p in PACKAGES if not installed(p)]
+    missing = build.missing(PACKAGES)
     if not missing:
         return
-    t0 = time.time()
     if 'postgresql' in missing:
         apt_install(['postgresql'])
     start_postgres()
     apt_install(missing)
-    say('installed in %.0f s' % (time.time() - t0))
 
 
 def pid_alive(pid):
@@ -307,7 +298,14 @@ def main_args(ap, a):
     if os.geteuid() != 0:
         die('needs root (installs packages, runs LAVA)', 2)
     os.makedirs(STATE, exist_ok=True)
-    return {'start': start, 'stop': stop, 'status': status}[a.cmd](a) or 0
+    if a.cmd != 'start':
+        return {'stop': stop, 'status': status}[a.cmd](a) or 0
+    cli.on_signals()
+    try:
+        return start(a) or 0
+    except KeyboardInterrupt as e:     # what it started is stopped: no half lab left
+        stop(a)
+        return cli.interrupted('lava/lab', e, 'lava/lab start starts it again')
 
 
 if __name__ == '__main__':

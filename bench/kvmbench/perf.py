@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 
-from . import build, runner
+from . import build, cli, runner
 from .cli import Parser, Usage
 from .render import Table
 
@@ -303,10 +303,11 @@ def main(argv):
     if c is None:
         print(HELP, end='')
         return 0
+    cli.on_signals()
     try:
         return run(c)
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as e:
+        return cli.interrupted(PROG, e, '')
 
 
 if __name__ == '__main__':

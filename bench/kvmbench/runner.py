@@ -72,7 +72,7 @@ def debian_module(name, package):
                     sys.path.append(DEBIAN_PY)
             elif attempt == 1:
                 try:
-                    _build.ensure_packages([package])
+                    _build.ensure_packages([package], 'for Python module ' + name)
                 except _build.BuildError:
                     return None
     return None

@@ -24,13 +24,14 @@ import sys
 import threading
 import time
 
-from . import build, fetch, lava, runner, stats, trackdb, tracklava, trackplan
+from . import build, cli, fetch, lava, runner, stats, trackdb, tracklava, trackplan, vm
 from .trackjudge import pair_level, version_key
 from .cli import check_test
 from .errors import Fail, UsageError
 from .results import Results, run_figures
 
 PROG = 'bench/track'
+DEFAULT_DB = 'build/track/track.sqlite'
 
 # The default commands: NAME: (the figures judged, the test and its arguments).
 # Small enough for the instruction clock (seconds a run), the headline
@@ -90,9 +91,9 @@ def parser():
                    'least the verdicts need, at least 6)')
     p.add_argument('--per-boot', type=int, default=2, metavar='N',
                    help='runs of each command in one boot, after a warm-up (default 2)')
-    p.add_argument('--db', default='build/track/track.sqlite', metavar='FILE|URL',
-                   help='the database: an SQLite file (default build/track/track.sqlite) or '
-                   'a postgresql:// URL')
+    p.add_argument('--db', default=DEFAULT_DB, metavar='FILE|URL',
+                   help='the database: an SQLite file (default %s) or a postgresql:// '
+                   'URL' % DEFAULT_DB)
     p.add_argument('--level', type=float, default=95.0, metavar='PCT',
                    help='simultaneous confidence over every neighbour pair and figure '
                    '(default 95)')
@@ -146,8 +147,7 @@ def debian_versions(arch):
     except fetch.FetchError as e:
         raise Fail(str(e), e.status)
     have = fetch.debian_kernel_versions(darch)
-    if not have and os.geteuid() == 0:
-        subprocess.run(['apt-get', 'update', '-qq'], stdout=subprocess.DEVNULL)
+    if not have and fetch.apt_update():
         have = fetch.debian_kernel_versions(darch)
     return sorted(have, key=version_key)
 
@@ -370,6 +370,14 @@ def measure(a, cmds, kernels, db, boot=vm_boot):
     todo = trackplan.todo_boots(a, cmds, kernels, db)
     jobs = getattr(a, 'jobs', None) or 1
     info(trackplan.todo_text(a, cmds, kernels, todo, jobs))
+    if jobs > 1 and boot is vm_boot:
+        # Once, before boots run together: packages and kernels.
+        for arch, k in dict.fromkeys((b[1], b[2]) for b in todo):
+            try:
+                vm.host_setup(arch, k.vm_args)
+            except vm.Exit as e:
+                raise Fail('setting up the host for %s on %s: %s' % (k.name, arch, e.msg),
+                           e.status)
     counts = {'stored': 0, 'failed': 0, 'bootfail': 0}
     per_kernel = {}
     first = db.next_boot()
@@ -426,11 +434,8 @@ def check(a):
         raise UsageError('--per-boot, --run-timeout and --jobs must be positive')
     if a.mem and not re.fullmatch(r'[1-9][0-9]*[KMGT]?', a.mem):
         raise UsageError("bad --mem '%s'" % a.mem)
-    if a.report and os.path.exists(a.report) and (
-            not os.path.isdir(a.report) or
-            os.listdir(a.report) and not os.path.isfile(os.path.join(a.report, 'track.html'))):
-        raise UsageError('--report %s: not a new or empty directory, nor a report of ours'
-                         % a.report)
+    if a.report:
+        cli.check_out('--report', a.report, PROG, ('track.html',))
     tracklava.check(a)
     cmds = commands(a)
     for c in cmds:
@@ -498,6 +503,7 @@ def check_options(cmds, tests):
 def main(argv):
     from . import trackjudge
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # | head: no traceback
+    cli.on_signals()
     try:
         a = parser().parse_args(argv)
         archs, cmds, kernels = check(a)
@@ -510,6 +516,8 @@ def main(argv):
         if not a.no_run:
             # Before the database is written: it is ours, the tests
             # take their options (the suite built on the way).
+            if a.db == DEFAULT_DB:       # ours: its folder made on a fresh clone
+                os.makedirs(os.path.dirname(DEFAULT_DB), exist_ok=True)
             trackdb.DB(a.db).check()
             a.tests = build_suites(archs)
             check_options(cmds, a.tests)
@@ -535,9 +543,8 @@ def main(argv):
     except Fail as e:
         info(str(e))
         return e.status
-    except KeyboardInterrupt:       # in the build: nothing measured, nothing stored
-        info('interrupted before any boot: nothing stored')
-        return 130
+    except KeyboardInterrupt as e:      # in the build: nothing measured, nothing stored
+        return cli.interrupted(PROG, e, 'nothing stored: it was before any boot')
     rc = stored = 0
     try:
         if not a.no_run:
@@ -572,10 +579,10 @@ def main(argv):
     except lava.LavaError as e:
         info('%s; the jobs submitted are taken up by the same command' % e)
         return 1
-    except KeyboardInterrupt:
-        info('interrupted: every run that ended is stored; the same command continues%s'
-             % (' (and takes up the jobs still in the lab)' if a.lava else ''))
-        return 130
+    except KeyboardInterrupt as e:
+        return cli.interrupted(PROG, e, 'every run that ended is stored; the same command '
+                               'continues%s' % (' (and takes up the jobs still in the lab)'
+                                                if a.lava else ''))
     finally:
         db.close()
     return rc

@@ -7,8 +7,8 @@ vm/suite's pool, like vm/kvm_checks.sh; docs/track.md):
  - bad input, one line and exit 2, nothing written: an unknown
    version, too few runs for a verdict, a database that is not ours;
  - a small track: the three newest x86_64 6.12 kernels apt has,
-   demand paging, the fewest runs (5), interrupted in its second boot
-   and continued by the same command: every run stored once, the
+   demand paging, the fewest runs (5), SIGTERM in its second boot (exit
+   143, one line, no VM left) and continued by the same command: every run stored once, the
    verdicts and the report; the same command again boots nothing;
  - the report in headless chromium (bench/browser_check.sh), and
    bench/test_track.py's report of a change with its changelog there:
@@ -17,13 +17,13 @@ vm/suite's pool, like vm/kvm_checks.sh; docs/track.md):
 import argparse
 import os
 import re
-import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
 
+from . import cli
 from .tap import Tap
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -35,16 +35,16 @@ class Checks:
     def __init__(self, logs):
         self.logs, self.w, self.rc = logs, Tap(), None
 
-    def run(self, log, cmd, timeout=None):
+    def run(self, log, cmd, timeout=None, sig=signal.SIGINT, env=None):
         """@cmd's output to @log, its status in self.rc; @timeout: after
-        that many seconds a SIGINT, as a Ctrl-C would (then its status)."""
+        that many seconds @sig to it alone (then its status)."""
         with open(os.path.join(self.logs, log), 'w') as f:
             p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
-                                 stdin=subprocess.DEVNULL)
+                                 stdin=subprocess.DEVNULL, env=env)
             try:
                 self.rc = p.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
-                p.send_signal(signal.SIGINT)
+                p.send_signal(sig)
                 self.rc = p.wait()
         return self.text(log)
 
@@ -62,6 +62,19 @@ class Checks:
                                                                                pattern))
 
 
+def left_running(path):
+    """The process ids whose command line names something under @path."""
+    out = []
+    for d in os.listdir('/proc'):
+        try:
+            with open('/proc/%s/cmdline' % d, 'rb') as f:
+                if path.encode() in f.read():
+                    out.append(d)
+        except OSError:
+            pass
+    return out
+
+
 def stored(db):
     con = sqlite3.connect(db)
     try:
@@ -76,13 +89,10 @@ def main(argv=None):
     ap.add_argument('--logs', default=os.path.join(REPO, 'build', 'logs', 'track'),
                     help='where the logs go (default build/logs/track)')
     a = ap.parse_args(argv)
-    mark = os.path.join(a.logs, MARK)
-    if os.path.isdir(a.logs) and os.listdir(a.logs) and not os.path.exists(mark):
-        ap.exit(2, '%s: --logs %s: a folder not of ours (no %s): give an empty or new one\n'
-                % (ap.prog, a.logs, MARK))
-    shutil.rmtree(a.logs, ignore_errors=True)
-    os.makedirs(a.logs)
-    open(mark, 'w').close()
+    try:    # new, empty or ours (its mark, or the older MARK), then emptied
+        cli.fresh_out('--logs', a.logs, ap.prog, (MARK,))
+    except cli.Usage as e:
+        ap.exit(2, '%s: %s\n' % (ap.prog, e))
     c = Checks(a.logs)
     w = c.w
     w.header()
@@ -117,12 +127,21 @@ def main(argv=None):
     ks = [ln.split()[3] for ln in out.splitlines() if len(ln.split()) > 3][-3:]
     args = ks + ['--arch', 'x86_64', '--commands', 'dp', '--runs', '5', '--db', db]
     nice = ['nice', '-n', '10', TRACK]
-    # Interrupted in its second boot (Ctrl-C), then the same command again.
+    # SIGTERM to bench/track alone in its second boot, then the same
+    # command again.  Its VMs' work directories (vm/run's, under TMPDIR)
+    # name their emulators: none may be left.
     t0 = time.time()
-    c.run('killed.log', nice + args, timeout=75)
+    tmp = os.path.join(a.logs, 'tmp')
+    os.makedirs(tmp)
+    c.run('killed.log', nice + args, timeout=75, sig=signal.SIGTERM,
+          env=dict(os.environ, TMPDIR=tmp))
     before = stored(db) if os.path.exists(db) else 0
-    c.expect('bench/track interrupted: exit 130, %d runs kept' % before, 'killed.log', 130,
-             'interrupted: every run that ended is stored')
+    c.expect('bench/track SIGTERM: exit 143, one line, %d runs kept' % before, 'killed.log', 143,
+             '^bench/track: interrupted by SIGTERM: the VMs and builds it started are stopped; '
+             'every run that ended is stored')
+    left = left_running(tmp)
+    w.result('fail' if left else 'ok', 'no VM left running after the SIGTERM',
+             ' '.join(left))
     out = c.run('track.log', nice + args + ['--report', os.path.join(a.logs, 'report')])
     c.expect('the same command continued: measured and judged (%d s in all)' % (time.time() - t0),
              'track.log', 0, r'^bench/track: measured in .* runs stored, 0 failed')

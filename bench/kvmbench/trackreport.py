@@ -20,7 +20,7 @@ import html
 import io
 import os
 
-from . import runner, trackjudge
+from . import cli, runner, trackjudge
 
 STYLE = ('body{font-family:sans-serif;max-width:80em;margin:1em auto}'
          'table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 6px}'
@@ -206,7 +206,7 @@ def change_block(judged, cs, img):
 def write(judged, out):
     """track.html, track.md, the plots (PNG) and every change's changelog
     (trackjudge.changelog_file) into @out: their paths."""
-    os.makedirs(out, exist_ok=True)
+    cli.make_out(out, 'bench/track')
     plots = have_matplotlib()
     title = 'KVM across the kernel stream'
     h = ['<!DOCTYPE html><html><head><meta charset="utf-8"><title>%s</title><style>%s'

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from . import boot, build, fetch, initramfs
+from . import boot, build, cli, fetch, initramfs
 from .boot import Exit, info
 
 REPO = build.REPO
@@ -71,7 +71,8 @@ Boots a VM whose kernel has KVM and runs kselftests from DIR inside it.
   --export OUT     boot nothing: write the kernel to boot (OUT/kernel), the
                    initramfs (OUT/initrd.cpio.gz: the tests, KVM's modules,
                    vm/init ending in a shell on the console) and the kernel
-                   command line (OUT/cmdline) for a LAVA job (lava/)
+                   command line (OUT/cmdline) for a LAVA job (lava/); OUT is
+                   new, empty or an export of before (nothing else is touched)
 
 Without CMD every test of kselftest-list.txt runs, printing kselftest TAP.
 Stock kernels and the arm64 busybox are cached in
@@ -224,6 +225,11 @@ def parse(argv, host=None, repo=REPO):
     if a.kvm_modules and a.kernel and not a.modules:
         raise usage_error("--kvm-modules needs the kernel's modules: --debian-kernel, the stock "
                           "kernel or --kernel with --modules")
+    if a.export:
+        try:
+            cli.check_out('--export', a.export, 'vm/run --export')
+        except cli.Usage as e:     # one line: the folder is the problem, not the usage
+            raise Exit(2, str(e)) from None
     return a
 
 
@@ -351,6 +357,22 @@ def prepare(a, work):
         raise Exit(e.status, str(e)) from None
 
 
+def host_setup(arch, vm_args):
+    """What a vm/run boot with kernel options @vm_args on @arch sets up on
+    the host, done now: the emulator's packages, the kernel in the cache
+    (and its PVH vmlinux), the guest's busybox; so that boots started
+    together after it find them there.  Exit (its status, one line) if
+    that fails."""
+    a = parse(['--arch', arch] + list(vm_args))
+    fetch.PROG[0] = PROG
+    try:
+        initramfs.ensure_host_tools(a.emu, a.arch)
+        choose_kernel(a)
+        initramfs.static_busybox(a.arch)
+    except fetch.FetchError as e:
+        raise Exit(e.status, str(e)) from None
+
+
 def stop(sig, frame):
     raise SystemExit(128 + sig)
 
@@ -385,10 +407,12 @@ def main(argv):
         prepare(a, a.work)
         return boot.run(a, t_start)
     except (Exit, KeyboardInterrupt, SystemExit) as e:
-        if isinstance(e, KeyboardInterrupt):
-            return 130
-        if isinstance(e, SystemExit):
-            return e.code
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            # SystemExit: stop()'s, 128 + the signal
+            code = 130 if isinstance(e, KeyboardInterrupt) else e.code
+            if isinstance(code, int) and code > 128:
+                info('interrupted by %s: no VM left running' % signal.Signals(code - 128).name)
+            return code
         if e.msg:
             info(e.msg)
         if e.usage:
