@@ -432,14 +432,15 @@ def is_whole(src, kernel, arch):
 
 
 def build_side(out, kernel="6.12", arch="x86_64", src=None, patches=(), configs=(),
-               jobs=2):
+               jobs=2, whole=None):
     """Build KVM into OUT for bench/compare and bench/bisect-run: the
     description (kvm-build.json's) with 'vm_args', vm/run's arguments that
     boot it.  KVM modules for the Debian kernel KERNEL when SRC is at its
     version (or not given: Debian's source), else the whole kernel from
-    SRC.  Raises Fail (UsageError for bad input, BuildError)."""
+    SRC (or as WHOLE says when given).  Raises Fail (UsageError for bad
+    input, BuildError)."""
     t0 = time.monotonic()
-    if is_whole(src, kernel, arch):
+    if is_whole(src, kernel, arch) if whole is None else whole:
         b = WholeBuild(arch, src, patches, configs, jobs)
         info(f"building a whole kernel from {b.src} (Linux {b.version})"
              + "".join(f" + {p.subject}" for p in b.patches) + f" into {out}")
