@@ -15,10 +15,12 @@ import random
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import attribute_cli as ac, ddmin  # noqa: E402
+from kvmbench import attribute, attribute_cli as ac, ddmin  # noqa: E402
+from kvmbench import trackjudge, trackreport  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 
@@ -108,7 +110,12 @@ class Simulated(ac.Attribution):
         self.runs = max(ac.least_runs(looks=self.steps), 6)
         self.out = tempfile.mkdtemp(prefix='attr-test.')
         os.makedirs(os.path.join(self.out, 'patches'))
-        self.a = self.out
+        self.a = self.b = self.out
+        self.deb_a = self.deb_b = None
+        self.ver_a = self.ver_b = '6.12.1'
+        self.kernel, self.kernel_release, self.whole = '6.12', '6.12.1+deb12-amd64', False
+        self.unread = []
+        c.clock, c.smp, c.mem, c.config = 'icount', '1', '2G', None
         self.unit = 'ns'
 
     def built_files(self, empty):
@@ -169,6 +176,11 @@ class Search(unittest.TestCase):
         self.assertEqual(s.named, [('x.c', 2)])
         self.assertRegex(out, r'ATTRIBUTED file=x.c hunk=2 function=second_fn ratio=1.(09|10|11)')
         self.assertEqual(out.count('holds=yes'), 2, out)
+        text = ac.report(s, ['--trees', 'a,b'])
+        for want in ('regression of populate_ns', 'Details are as below',
+                     'ATTRIBUTED file=x.c hunk=2 function=second_fn', '%change',
+                     'A with the change against A: worse', 'To reproduce'):
+            self.assertIn(want, text)
 
     def test_planted_around_cannot_test(self):
         # x.c from B does not build without f3.c from B (a header and its user).
@@ -203,6 +215,30 @@ class Search(unittest.TestCase):
               (steps, trials, named), file=sys.stderr)
         self.assertLessEqual(named, 0)
         self.assertLessEqual(steps, trials * 0.05)
+
+
+class Track(unittest.TestCase):
+    def test_command_and_report_beside_the_change(self):
+        r = {'verdict': 'worse', 'pct': 1.9, 'a_kernel': '6.12.111+deb12',
+             'b_kernel': '6.12.113+deb12'}
+        judged = {'streams': [{'arch': 'x86_64', 'command': 'dirty', 'line':
+                               'dirty_log_perf_test -b 8M -i 2', 'figures': []}]}
+        c = dict(kind='neighbours', arch='x86_64', command='dirty', figure='dirty_ns_avg',
+                 unit='ns', r=r)
+        cmd = trackjudge.attribute_command(judged, c)
+        self.assertEqual(cmd, 'bench/attribute --trees 6.12.111+deb12,6.12.113+deb12 --arch '
+                         'x86_64 --figure dirty_ns_avg --threshold 0.95 -- dirty_log_perf_test '
+                         '-b 8M -i 2')
+        self.assertIsNone(trackjudge.attribute_command(judged, dict(c, r=dict(
+            r, a_kernel='k3'))))
+        with tempfile.TemporaryDirectory() as t, \
+                mock.patch.object(attribute.debian, 'CACHE', t):
+            self.assertIsNone(trackreport.attribution(c))
+            p = attribute.report_path('x86_64', r['a_kernel'], r['b_kernel'], 'dirty_ns_avg')
+            os.makedirs(os.path.dirname(p))
+            with open(p, 'w') as f:
+                f.write('ATTRIBUTED file=x.c\n')
+            self.assertEqual(trackreport.attribution(c), 'ATTRIBUTED file=x.c\n')
 
 
 def kernel_tree(root, readme='x'):

@@ -19,6 +19,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -349,6 +350,7 @@ class Attribution:
         self.kernel = c.debian_kernel or self.deb_a or debian.series(self.ver_a)
         self.whole = bool(c.config) or not kvm_only or c.arch != 'x86_64' or \
             kvm_build.is_whole(self.a, self.kernel, c.arch)
+        self.kernel_release = '' if self.whole else debian.Kernel(self.kernel, c.arch).release
         key = hashlib.sha256('\0'.join([self.a, self.b, c.arch, c.figure, c.config or '',
                                         ' '.join([c.test] + c.args)]).encode()).hexdigest()[:12]
         self.out = os.path.join(debian.CACHE, 'attribute', key)
@@ -611,13 +613,6 @@ class Attribution:
 
 # ---- the report -------------------------------------------------------------------
 
-def report_path(arch, a, b, figure):
-    """Where bench/attribute keeps the report of trees (or Debian
-    versions) @a, @b and @figure: bench/track shows it beside its change."""
-    name = re.sub(r'[^A-Za-z0-9.+_-]', '_', '%s_%s_%s_%s' % (arch, a, b, figure))
-    return os.path.join(debian.CACHE, 'attribute', 'reports', name + '.txt')
-
-
 def ranked_entries(att, named, diffs):
     """Debian changelog entries between the two kernels, ranked by how
     much they name of the change: its function (3), its file's name (2),
@@ -676,21 +671,27 @@ def report(at, argv):
         at.deb_b or at.b, at.ver_b, at.deb_a or at.a, at.ver_a))
     lines.append('testcase: %s' % ' '.join([c.test] + c.args))
     lines.append('figure: %s (%s; threshold %g%%)' % (c.figure, at.unit, c.threshold))
-    lines.append('config: %s' % ('KVM modules for Debian %s (its config)' % at.kernel
-                                 if not at.whole else 'whole kernel, %s config' %
-                                 (c.config or 'small')))
+    lines.append('config: %s' % ('KVM modules for Debian %s, its config (linux-headers-%s '
+                                 '.config)' % (at.kernel, at.kernel_release) if not at.whole
+                                 else 'whole kernel, %s config' % (c.config or 'small')))
     lines.append('vm: %s, %s clock, %s vCPUs, %s' % (c.arch, c.clock, c.smp, c.mem))
     lines.append('test machine: %s\n' % machine())
     lines.append('Details are as below:')
     lines.append('-' * 78 + '>\n')
-    lines.append('%-14s %-14s' % ('A', 'B + runs'))
+    lines.append('%16s %27s' % ('A', 'B'))
     lines.append('---------------- ---------------------------')
-    lines.append('%16s %10s %12s   %s' % ('median', '%change', 'median', 'figure'))
-    lines.append('%16.6g %+9.1f%% %12.6g   %s  [%+.1f%%, %+.1f%%], %d and %d runs, each '
-                 'verdict at %.3g%% (5%% over %d)' % (
-                     r['a']['median'], (r['ratio'] - 1) * 100, r['b']['median'], c.figure,
+    lines.append('%16s %11s %15s' % ('median %stddev', '%change', 'median %stddev'))
+
+    def sd(s):
+        return 100 * s['sd'] / s['mean'] if s['mean'] else 0.0
+    lines.append('%11.6g %3.1f%% %+10.1f%% %10.6g %3.1f%%  %s' % (
+        r['a']['median'], sd(r['a']), (r['ratio'] - 1) * 100, r['b']['median'], sd(r['b']),
+        c.figure))
+    lines.append('\n%%change: the Hodges-Lehmann shift of B against A, [%+.2f%%, %+.2f%%] its '
+                 'exact interval; %d and %d runs; each of the search\'s verdicts at %.3g%% '
+                 '(95%% over the %d it may make, Bonferroni)' % (
                      (r['lo'] - 1) * 100, (r['hi'] - 1) * 100, r['a']['n'], r['b']['n'],
-                     500 / at.steps, at.steps))
+                     5.0 / at.steps, at.steps))
     lines.append('')
     lines.append('The named change (the smallest that carries the step, by delta debugging '
                  'over %d files then their hunks):' % len(at.files))
@@ -706,7 +707,7 @@ def report(at, argv):
         if pr is None:
             lines.append('  %s: cannot test' % name)
             continue
-        lines.append('  %s against %s: %s, B/A %.4f [%.4f, %.4f]; against %s: %s %.4f '
+        lines.append('  %s against %s: %s, ratio %.4f [%.4f, %.4f]; against %s: %s %.4f '
                      '[%.4f, %.4f]: %s' % (
                          name.replace('a+change', 'A with the change').replace(
                              'b-change', 'B with it reverted'), against.upper(), pr['verdict'],
@@ -734,7 +735,11 @@ def report(at, argv):
             lines.append('\nno Debian changelog: %s' % e)
     lines.append('\nTo reproduce (a fresh Debian 12 machine):\n')
     lines.append('  git clone <this suite> kvm-selftests && cd kvm-selftests')
-    lines.append('  ' + runner.shquote([PROG] + argv))
+    for t, deb in ((at.a, at.deb_a), (at.b, at.deb_b)):
+        if deb or t.startswith(debian.CACHE):
+            lines.append('  # %s: Debian\'s source%s, unpacked by vm/kvm-build --debian-kernel '
+                         '%s' % (t, ' of ' + deb if deb else '', deb or at.kernel))
+    lines.append('  ' + shlex.join([PROG] + argv))
     if getattr(at, 'patch', None):
         lines.append('  # the change alone, on A:')
         lines.append('  vm/kvm-build %s--src %s --patch %s --out build/attr' % (
@@ -776,7 +781,7 @@ def main(argv):
         return e.status
     if hasattr(at, 'ab') and hasattr(at, 'direction'):
         text = report(at, argv)
-        paths = [report_path(c.arch, *c.trees.split(','), c.figure)] + (
+        paths = [attribute.report_path(c.arch, *c.trees.split(','), c.figure)] + (
             [c.report] if c.report else [])
         for p in paths:
             os.makedirs(os.path.dirname(os.path.abspath(p)), exist_ok=True)

@@ -72,6 +72,18 @@ def change_rows(judged):
     return rows
 
 
+def attribution(c):
+    """The report of a bench/attribute run on change @c, or None."""
+    from . import attribute
+    r = c['r']
+    try:
+        with open(attribute.report_path(c['arch'], r['a_kernel'], r['b_kernel'],
+                                        c['figure'])) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
 def neighbour_rows(s, f):
     return [['%s -> %s' % (r['a_kernel'], r['b_kernel']), '%.4g' % r['a']['median'],
              '%.4g' % r['b']['median'], '%.4f [%.4f, %.4f]' % (r['ratio'], r['lo'], r['hi']),
@@ -113,6 +125,13 @@ def write(judged, out):
     rows = change_rows(judged)
     h.append(html_table(CHANGE_HEAD, rows) if rows else '<p>None.</p>')
     md += [md_table(CHANGE_HEAD, rows) if rows else 'None.', '']
+    for c in trackjudge.changes(judged):
+        got = attribution(c)
+        if got:
+            head = 'bench/attribute, %s %s %s -> %s' % (c['arch'], c['figure'],
+                                                       c['r']['a_kernel'], c['r']['b_kernel'])
+            h.append('<h3>%s</h3><pre>%s</pre>' % (html.escape(head), html.escape(got)))
+            md += ['### ' + head, '', '```', got.rstrip('\n'), '```', '']
     for (arch, a, b), att in sorted(judged.get('attribution', {}).items()):
         head = 'Debian changelog, %s -> %s (%s): %d KVM/mm entries' % (
             a, b, arch, len(att['entries']))
