@@ -19,8 +19,9 @@
 #  - bench/attribute over two trees, A Debian's linux-source-6.12 and B a
 #    tree of links to it with the five patches applied to private copies:
 #    it names mmu.c's hunk (the flush, in kvm_tdp_mmu_page_fault) with the
-#    proof both ways, in KVM module builds; and refuses identical trees,
-#    not a kernel tree, an unknown figure and test (exit 2);
+#    proof both ways, in KVM module builds; B without the flush (comments
+#    only): "no step to attribute"; and it refuses one tree twice, not a
+#    kernel tree, an unknown figure and test (exit 2);
 #  - KVM built with KVM_SW_PROTECTED_VM=y: the guest_memfd cases, shared
 #    and private, in a boot of it.
 #
@@ -128,7 +129,7 @@ print(debian.debian_source(debian.Kernel("'"$K"'", "x86_64")))')
 link_tree() {	# link_tree DIR: a tree of links to SRC's files in DIR
 	rm -rf "$1" && cp -as "$SRC" "$1"
 }
-link_tree "$OUT/tree-b" && link_tree "$OUT/tree-same"
+link_tree "$OUT/tree-b"
 for p in "$PATCHES"/*.patch; do
 	while read -r f; do
 		[[ -L $OUT/tree-b/$f ]] && rm "$OUT/tree-b/$f" && cp "$SRC/$f" "$OUT/tree-b/$f"
@@ -154,15 +155,25 @@ refuse() {
 	run "$REPO/bench/attribute" "$@" >"$LOGS/refuse.log" 2>&1
 	expect "attribute refuses $name (exit 2, before any build)" refuse.log 2 "$pat"
 }
-refuse "identical trees" "nothing built differs: the trees are identical" --trees \
-	"$SRC,$OUT/tree-same" --figure populate_ns --threshold 3 -- "${TEST[@]}"
+refuse "one tree twice" "nothing built differs: A and B are one tree" --trees \
+	"$OUT/tree-b,$OUT/tree-b" --figure populate_ns --threshold 3 -- "${TEST[@]}"
 refuse "not a kernel tree" "is not a kernel source tree" --trees "$SRC,$OUT/compare" \
 	--figure populate_ns --threshold 3 -- "${TEST[@]}"
 refuse "an unknown figure" "unknown figure 'no_such'" --trees "$SRC,$OUT/tree-b" \
 	--figure no_such --threshold 3 -- "${TEST[@]}"
 refuse "an unknown test" "unknown test 'no_such_test'" --trees "$SRC,$OUT/tree-b" \
 	--figure populate_ns --threshold 3 -- no_such_test
-rm -rf "$OUT/tree-b" "$OUT/tree-same"
+# A/A for the figure: B without the flush differs from A in comments only.
+patch -R -s -d "$OUT/tree-b" -p1 --no-backup-if-mismatch <"$BAD"
+check "bench/attribute: A against it with the comments only" attribute-aa.log \
+	"$REPO/bench/attribute" --trees "$SRC,$OUT/tree-b" --figure populate_ns --threshold 3 \
+	-- "${TEST[@]}"
+grep -E '^(STEP|no step) ' "$LOGS/attribute-aa.log" | sed 's/^/# /'
+expect "attribute on comments only: no step to attribute, nothing named" attribute-aa.log 0 \
+	'^no step to attribute'
+if grep -q '^ATTRIBUTED' "$LOGS/attribute-aa.log"; then
+	not_ok "attribute on comments only named a hunk"
+fi
 
 # Private memory: KVM built with KVM_SW_PROTECTED_VM (a KVM-only option;
 # Debian's is built without it), then the guest_memfd cases, shared and

@@ -27,7 +27,7 @@ import sys
 import time
 
 from . import attribute, ddmin, debian, kvm_build, kvm_tree, runner
-from .bisect import Bisect, CannotTest
+from .bisect import Bisect, CannotTest, interrupted
 from .cli import Parser, Usage, test_command, vm_size
 from .errors import Fail, UsageError
 from .results import Results, load_side, side_files
@@ -745,10 +745,6 @@ def report(at, argv):
         lines.append('  vm/kvm-build %s--src %s --patch %s --out build/attr' % (
             '--whole ' if at.whole else '--debian-kernel %s ' % at.kernel, at.a, at.patch))
     return '\n'.join(lines) + '\n'
-
-
-def interrupted(signum, frame):
-    raise KeyboardInterrupt()
 
 
 def main(argv):

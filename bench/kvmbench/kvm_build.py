@@ -19,6 +19,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -468,9 +469,18 @@ def run_make(cmd, log_path, what):
     with open(log_path, "a", encoding="utf-8") as log:
         log.write(f"\n=== {what}: {' '.join(cmd)}\n")
         log.flush()
-        r = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        # Its own process group: a signal to us ends make and every
+        # compiler it started, not make alone.
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            rc = p.wait()
+        except BaseException:
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait()
+            raise
     dt = time.monotonic() - t0
-    if r.returncode:
+    if rc:
         raise BuildError(f"{what} failed: {first_error(log_path)} (log: {log_path})")
     return dt
 
