@@ -674,10 +674,16 @@ def report(at, argv):
     lines.append('config: %s' % ('KVM modules for Debian %s, its config (linux-headers-%s '
                                  '.config)' % (at.kernel, at.kernel_release) if not at.whole
                                  else 'whole kernel, %s config' % (c.config or 'small')))
+    cc = subprocess.run(['gcc', '--version'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                        text=True).stdout.splitlines() if shutil.which('gcc') else []
+    lines.append('compiler: %s' % (cc[0] if cc else 'none'))
     lines.append('vm: %s, %s clock, %s vCPUs, %s' % (c.arch, c.clock, c.smp, c.mem))
     lines.append('test machine: %s\n' % machine())
     lines.append('Details are as below:')
     lines.append('-' * 78 + '>\n')
+    lines.append('commit:')
+    lines.append('  A  %s (Linux %s)' % (at.deb_a or at.a, at.ver_a))
+    lines.append('  B  %s (Linux %s)\n' % (at.deb_b or at.b, at.ver_b))
     lines.append('%16s %27s' % ('A', 'B'))
     lines.append('---------------- ---------------------------')
     lines.append('%16s %11s %15s' % ('median %stddev', '%change', 'median %stddev'))
