@@ -271,10 +271,16 @@ class Refusals(unittest.TestCase):
             os.makedirs(d)
             with open(os.path.join(e, 'arch', 'x86', 'kvm', 'x.c'), 'w') as f:
                 f.write('int x;\n')
+            f_ = os.path.join(t, 'f')
+            kernel_tree(f_)
+            os.makedirs(os.path.join(f_, 'arch', 'arm64', 'kvm'))
+            with open(os.path.join(f_, 'arch', 'arm64', 'kvm', 'x.c'), 'w') as f:
+                f.write('int x;\n')
             for args, kw, want in (
                     ((a, b), {}, 'nothing built differs: the trees are identical'),
                     ((a, a), {}, 'nothing built differs: A and B are one tree'),
-                    ((a, c), {}, 'nothing built differs: 1 files differ, none a build input'),
+                    ((a, c), {}, 'nothing built differs: 1 files differ, none a build input for x86_64'),
+                    ((a, f_), {}, 'none a build input for x86_64 (arch/arm64/kvm/x.c)'),
                     ((a, d), {}, 'is not a kernel source tree'),
                     ((a, b), {'figure': 'no_such'}, "unknown figure 'no_such'"),
                     ((a, b), {'test': 'no_such_test'}, "unknown test 'no_such_test'"),

@@ -328,12 +328,18 @@ class Attribution:
         if self.a == self.b:
             raise Usage('nothing built differs: A and B are one tree (%s)' % self.a)
         every = differing(self.a, self.b)
-        self.inputs = [f for f in every if BUILD_INPUT.search('/' + f)]
+        # Never built for this arch: kbuild descends into arch/SRCARCH
+        # only, and never into tools/ or Documentation/.
+        mine = 'arch/%s/' % kvm_tree.SRCARCH[c.arch]
+        self.inputs = [f for f in every if BUILD_INPUT.search('/' + f) and not (
+            f.startswith(('tools/', 'Documentation/')) or
+            f.startswith('arch/') and not f.startswith(mine))]
         self.unread = [f for f in every if f not in self.inputs]
         if not self.inputs:
             raise Usage('nothing built differs: %s' % (
                 'the trees are identical' if not every else
-                '%d files differ, none a build input (%s)' % (len(every), ', '.join(every[:3]))))
+                '%d files differ, none a build input for %s (%s)' % (
+                    len(every), c.arch, ', '.join(every[:3]))))
         self.diffs = {f: FileDiff(f, read(os.path.join(self.a, f)), read(os.path.join(self.b, f)))
                       for f in self.inputs}
         self.hunks_total = sum(len(d.hunks) for d in self.diffs.values())
