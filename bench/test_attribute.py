@@ -79,6 +79,20 @@ class Hunks(unittest.TestCase):
         self.assertEqual(d.apply({2}), c_source([24]))
         self.assertEqual(d.apply({1}), c_source([4]))
 
+    def test_changelog_ranked(self):
+        d = ac.FileDiff('arch/x86/kvm/mmu/mmu.c', c_source([]), c_source([4]))
+        att = {'entries': [('6.12.2', 'mm: shmem: a fix'),
+                           ('6.12.2', 'KVM: x86/mmu: Drop a stale check'),
+                           ('6.12.3', 'KVM: x86/mmu: Flush in first_fn only when needed'),
+                           ('6.12.3', 'KVM: x86: Say what mmu does'),
+                           ('6.12.3', 'KVM: fix a race in mmu.c')]}
+        got = ac.ranked_entries(att, [('arch/x86/kvm/mmu/mmu.c', 1)],
+                                {'arch/x86/kvm/mmu/mmu.c': d})
+        self.assertEqual([(s, e) for s, _, e in got], [
+            (3, 'KVM: x86/mmu: Flush in first_fn only when needed'),
+            (2, 'KVM: fix a race in mmu.c'), (1, 'KVM: x86/mmu: Drop a stale check'),
+            (1, 'KVM: x86: Say what mmu does')])
+
     def test_build_deps(self):
         with tempfile.TemporaryDirectory() as t:
             os.makedirs(os.path.join(t, 'src', 'arch', 'x86', 'kvm'))
