@@ -16,6 +16,12 @@
 #    ~138 or ~154 us, and the patched KVM takes the upper one more often,
 #    docs/results/kvm-build.md);
 #  - bench/bisect-run --series over the five patches names that one;
+#  - bench/attribute over two trees, A Debian's linux-source-6.12 and B a
+#    tree of links to it with the five patches applied to private copies:
+#    it names mmu.c's hunk (the flush, in kvm_tdp_mmu_page_fault) with the
+#    proof both ways, in KVM module builds; B without the flush (comments
+#    only): "no step to attribute"; and it refuses one tree twice, not a
+#    kernel tree, an unknown figure and test (exit 2);
 #  - KVM built with KVM_SW_PROTECTED_VM=y: the guest_memfd cases, shared
 #    and private, in a boot of it.
 #
@@ -119,6 +125,58 @@ if grep -qxF "BISECT first bad: $BAD_SUBJECT" "$LOGS/bisect.log"; then
 else
 	not_ok "bisect-run --series: not 'BISECT first bad: $BAD_SUBJECT'"
 fi
+# bench/attribute: B is A's files as links, the patched ones private copies.
+SRC=$(PYTHONPATH=$REPO/bench python3 -c 'from kvmbench import debian
+print(debian.debian_source(debian.Kernel("'"$K"'", "x86_64")))')
+link_tree() {	# link_tree DIR: a tree of links to SRC's files in DIR
+	rm -rf "$1" && cp -as "$SRC" "$1"
+}
+link_tree "$OUT/tree-b"
+for p in "$PATCHES"/*.patch; do
+	while read -r f; do
+		[[ -L $OUT/tree-b/$f ]] && rm "$OUT/tree-b/$f" && cp "$SRC/$f" "$OUT/tree-b/$f"
+	done < <(sed -n 's,^+++ b/,,p' "$p")
+	patch -s -d "$OUT/tree-b" -p1 --no-backup-if-mismatch <"$p"
+done
+check "bench/attribute: Debian's $K source against it with the five patches" attribute.log \
+	"$REPO/bench/attribute" --trees "$SRC,$OUT/tree-b" --figure populate_ns --threshold 3 \
+	--report "$OUT/attribute.txt" -- "${TEST[@]}"
+grep -E '^(ATTRIBUTED|PROOF|STEP) ' "$LOGS/attribute.log" | sed 's/^/# /'
+expect "attribute names the flush's hunk" attribute.log 0 \
+	'^ATTRIBUTED file=arch/x86/kvm/mmu/mmu.c hunk=1 function=kvm_tdp_mmu_page_fault '
+if [[ $(grep -c '^PROOF .* holds=yes$' "$LOGS/attribute.log") == 2 ]] &&
+	grep -q 'Details are as below' "$OUT/attribute.txt"; then
+	ok "attribute: the proof both ways, the report"
+else
+	not_ok "attribute: not two PROOF lines that hold, or no report"
+fi
+# refuse NAME PATTERN ARGS...: bench/attribute ARGS exits 2 saying PATTERN.
+refuse() {
+	local name=$1 pat=$2
+	shift 2
+	run "$REPO/bench/attribute" "$@" >"$LOGS/refuse.log" 2>&1
+	expect "attribute refuses $name (exit 2, before any build)" refuse.log 2 "$pat"
+}
+refuse "one tree twice" "nothing built differs: A and B are one tree" --trees \
+	"$OUT/tree-b,$OUT/tree-b" --figure populate_ns --threshold 3 -- "${TEST[@]}"
+refuse "not a kernel tree" "is not a kernel source tree" --trees "$SRC,$OUT/compare" \
+	--figure populate_ns --threshold 3 -- "${TEST[@]}"
+refuse "an unknown figure" "unknown figure 'no_such'" --trees "$SRC,$OUT/tree-b" \
+	--figure no_such --threshold 3 -- "${TEST[@]}"
+refuse "an unknown test" "no test 'no_such_test' in this suite" --trees "$SRC,$OUT/tree-b" \
+	--figure populate_ns --threshold 3 -- no_such_test
+# A/A for the figure: B without the flush differs from A in comments only.
+patch -R -s -d "$OUT/tree-b" -p1 --no-backup-if-mismatch <"$BAD"
+check "bench/attribute: A against it with the comments only" attribute-aa.log \
+	"$REPO/bench/attribute" --trees "$SRC,$OUT/tree-b" --figure populate_ns --threshold 3 \
+	-- "${TEST[@]}"
+grep -E '^(STEP|no step) ' "$LOGS/attribute-aa.log" | sed 's/^/# /'
+expect "attribute on comments only: no step to attribute, nothing named" attribute-aa.log 0 \
+	'^no step to attribute'
+if grep -q '^ATTRIBUTED' "$LOGS/attribute-aa.log"; then
+	not_ok "attribute on comments only named a hunk"
+fi
+
 # Private memory: KVM built with KVM_SW_PROTECTED_VM (a KVM-only option;
 # Debian's is built without it), then the guest_memfd cases, shared and
 # private, and private_mem_conversions_test's, in one boot of it; each

@@ -269,6 +269,21 @@ def bisect_command(att, series, figure, command, arch):
             '--threshold 3 -- %s' % (series, att['from'], arch, figure, command))
 
 
+def attribute_command(older, newer, arch, figure, threshold, command):
+    """bench/attribute naming the source change of a step between the
+    Debian kernels @older and @newer (their sources, as trees)."""
+    return ('bench/attribute --trees %s,%s --arch %s --figure %s --threshold %.2g -- %s' % (
+        older, newer, arch, figure, threshold, command))
+
+
+def report_path(arch, a, b, figure):
+    """Where bench/attribute keeps its report for trees (or Debian
+    versions) @a and @b and @figure, for bench/track to show beside its
+    change."""
+    name = re.sub(r'[^A-Za-z0-9.+_-]', '_', '%s_%s_%s_%s' % (arch, a, b, figure))
+    return os.path.join(debian.CACHE, 'attribute', 'reports', name + '.txt')
+
+
 def attribute(older, newer, arch, sources=True):
     """Everything known of the change @older -> @newer (Debian versions):
     a dict with 'from', 'to', 'entries', 'files' (None: no sources in the

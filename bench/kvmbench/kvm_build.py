@@ -18,6 +18,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -426,14 +427,15 @@ def is_whole(src, kernel, arch):
 
 
 def build_side(out, kernel="6.12", arch="x86_64", src=None, patches=(), configs=(),
-               jobs=2):
+               jobs=2, whole=None):
     """Build KVM into OUT for bench/compare and bench/bisect-run: the
     description (kvm-build.json's) with 'vm_args', vm/run's arguments that
     boot it.  KVM modules for the Debian kernel KERNEL when SRC is at its
     version (or not given: Debian's source), else the whole kernel from
-    SRC.  Raises Fail (UsageError for bad input, BuildError)."""
+    SRC (or as WHOLE says when given).  Raises Fail (UsageError for bad
+    input, BuildError)."""
     t0 = time.monotonic()
-    if is_whole(src, kernel, arch):
+    if is_whole(src, kernel, arch) if whole is None else whole:
         b = WholeBuild(arch, src, patches, configs, jobs)
         info(f"building a whole kernel from {b.src} (Linux {b.version})"
              + "".join(f" + {p.subject}" for p in b.patches) + f" into {out}")
@@ -461,9 +463,18 @@ def run_make(cmd, log_path, what):
     with open(log_path, "a", encoding="utf-8") as log:
         log.write(f"\n=== {what}: {' '.join(cmd)}\n")
         log.flush()
-        r = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        # Its own process group: a signal to us ends make and every
+        # compiler it started, not make alone.
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            rc = p.wait()
+        except BaseException:
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait()
+            raise
     dt = time.monotonic() - t0
-    if r.returncode:
+    if rc:
         raise BuildError(f"{what} failed: {first_error(log_path)} (log: {log_path})")
     return dt
 

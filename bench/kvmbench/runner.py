@@ -287,7 +287,13 @@ class VM:
         sys.stderr.flush()
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env,
                              text=True, errors='replace')
-        results.feed(p.stdout)
+        try:
+            results.feed(p.stdout)
+        except BaseException:
+            # Interrupted (SIGTERM, ^C): vm/run ends its VM on SIGTERM.
+            p.terminate()
+            p.wait()
+            raise
         return p.wait()
 
 def now():

@@ -222,6 +222,17 @@ def compare_figures(a_figs, b_figs, units, family_level=None, looks=1):
     return out, 1 - alpha, len(varying)
 
 
+def judge(figure, base, cand, unit, threshold, looks=1, direction='worse'):
+    """bench/bisect-run's verdict on one figure: (bad, the compare_figures
+    result) of the runs @cand against @base, bad when @cand differs in
+    @direction ('worse' or 'better') beyond the noise and by more than
+    @threshold percent; @looks verdicts share the family's error rate
+    (each at 5%/looks).  Raises TooFewRuns."""
+    res, _, _ = compare_figures({figure: base}, {figure: cand}, {figure: unit}, looks=looks)
+    r = res[0]
+    return r['verdict'] == direction and r['pct'] > threshold, r
+
+
 def too_few_text(n_a, n_b, m, family_level, looks=1):
     alpha = figure_alpha(family_level, m, looks)
     return ('too few runs for a verdict: %d of A and %d of B, but %g%% simultaneous over '

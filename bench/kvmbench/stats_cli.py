@@ -18,7 +18,7 @@ from .render import (Table, default_plot, fmt, fmt_exact, print_profile, print_t
 from .results import (baseline_values, load_profiles, load_side, load_sides, side_files,
                       side_hosts)
 from .stats import (FAMILY_LEVEL, TooFewRuns, compare_figures, compare_profiles,
-                    figure_alpha, is_timing, look_schedule, median_min_max,
+                    figure_alpha, is_timing, judge, look_schedule, median_min_max,
                     runs_to_decide, summary, widest)
 
 
@@ -83,13 +83,12 @@ def cmd_judge(args):
               (args.figure, 'baseline' if not base else 'runs'), file=sys.stderr)
         return 2
     try:
-        res, _, _ = compare_figures({args.figure: base}, {args.figure: figs[args.figure]},
-                                    {args.figure: unit or units[args.figure]})
+        bad, r = judge(args.figure, base, figs[args.figure], unit or units[args.figure],
+                       args.threshold)
     except TooFewRuns as e:
         print('stats.py: %s; no verdict' % e, file=sys.stderr)
         return 3
-    r = res[0]
-    bad = r['verdict'] == 'worse' and r['pct'] > args.threshold
+    res = [r]
     print_table(res)
     print(verdict_line(r))
     print('JUDGE figure=%s threshold=%g%% verdict=%s' %

@@ -206,6 +206,19 @@ def attribute_changes(judged, say):
             say('no changelog for %s -> %s: %s' % (key[1], key[2], e))
 
 
+def attribute_command(judged, c):
+    """The bench/attribute command that names the source change of the
+    change @c (one of changes()) between two Debian kernels, or None."""
+    from . import attribute
+    r = c['r']
+    if not all(k[:1].isdigit() for k in (r['a_kernel'], r['b_kernel'])):
+        return None
+    line = next(s['line'] for s in judged['streams']
+                if s['arch'] == c['arch'] and s['command'] == c['command'])
+    return attribute.attribute_command(r['a_kernel'], r['b_kernel'], c['arch'], c['figure'],
+                                       max(abs(r.get('pct', 1.0)) / 2, 0.5), line)
+
+
 def words(r):
     """The suite's verdict words for a judged change (a stats result or
     a change point's size)."""
@@ -302,6 +315,9 @@ def text(judged, changelog=True, report=None):
         if changelog and step not in shown:
             shown.add(step)
             lines += likely_lines(judged, c)
+        cmd = attribute_command(judged, c)
+        if cmd:
+            lines.append('    the source change: ' + cmd)
     if not ch:
         lines.append('  none')
     lines.append('no change between neighbours:')

@@ -108,6 +108,18 @@ def change_rows(judged):
     return rows
 
 
+def attribution(c):
+    """The report of a bench/attribute run on change @c, or None."""
+    from . import attribute
+    r = c['r']
+    try:
+        with open(attribute.report_path(c['arch'], r['a_kernel'], r['b_kernel'],
+                                        c['figure'])) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
 def neighbour_rows(s, f):
     return [['%s -> %s' % (r['a_kernel'], r['b_kernel']), '%.4g' % r['a']['median'],
              '%.4g' % r['b']['median'], '%.4f [%.4f, %.4f]' % (r['ratio'], r['lo'], r['hi']),
@@ -189,9 +201,23 @@ def changelog_part(judged, cs):
         for v, e in att['entries']] + ['</ul></details>']
 
 
+def attribution_head(c):
+    return 'bench/attribute, %s %s %s -> %s' % (c['arch'], c['figure'], c['r']['a_kernel'],
+                                                c['r']['b_kernel'])
+
+
+def attribution_part(judged, cs):
+    """The report of a bench/attribute run on the step, when one was run."""
+    got = attribution(cs[0])
+    if not got:
+        return []
+    return ['<h4>%s</h4><pre class="attribution">%s</pre>' % (
+        html.escape(attribution_head(cs[0])), html.escape(got))]
+
+
 # A change's block, beside its plot: each part a function (judged, the
 # step's changes) -> HTML lines, in order.
-CHANGE_PARTS = [verdict_part, likely_part, changelog_part]
+CHANGE_PARTS = [verdict_part, attribution_part, likely_part, changelog_part]
 
 
 def change_block(judged, cs, img):
@@ -247,6 +273,9 @@ def write(judged, out):
             md += ['![%s](%s)' % (step_name(c), fn), '']
         lines = trackjudge.likely_lines(judged, c, '')
         md += lines[:1] + [''] * bool(lines[1:]) + ['- ' + ln.strip() for ln in lines[1:]] + ['']
+        got = attribution(c)
+        if got:
+            md += ['#### ' + attribution_head(c), '', '```', got.rstrip('\n'), '```', '']
     paths = [os.path.join(out, 'track.html'), os.path.join(out, 'track.md')]
     for (arch, a, b), att in sorted(judged.get('attribution', {}).items()):
         path = os.path.join(out, trackjudge.changelog_file(arch, a, b))

@@ -1,0 +1,318 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Unit tests of bench/attribute on known inputs: delta debugging finds a
+planted unit and a header with its user around "cannot test" steps; the
+whole search on simulated figures names a planted hunk with the proof
+both ways and, on an A/A pair (trees that differ in files that change
+nothing), names nothing beyond the promised rate; hunks, functions, the
+build's dependency files; bad input refused (exit 2) before any build.
+Run: python3 bench/test_attribute.py (--tap: kselftest TAP)"""
+import contextlib
+import io
+import math
+import os
+import random
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, BENCH)
+from kvmbench import attribute, attribute_cli as ac, ddmin  # noqa: E402
+from kvmbench import trackjudge, trackreport  # noqa: E402
+from kvmbench.tap import tap  # noqa: E402
+
+
+class DeltaDebugging(unittest.TestCase):
+    def test_planted_unit(self):
+        units = list(range(16))
+        for bad in (0, 5, 15):
+            found, log = ddmin.ddmin(units, lambda s: 'bad' if bad in s else 'good',
+                                     ddmin.plan(16))
+            self.assertEqual(found, [bad])
+            self.assertLessEqual(len(log), ddmin.plan(16))
+
+    def test_header_and_user_around_cannot(self):
+        # Unit 6 (a user) does not build without 5 (its header); 6 carries the step.
+        def test(s):
+            if 6 in s and 5 not in s:
+                return 'cannot'
+            return 'bad' if 6 in s else 'good'
+        found, log = ddmin.ddmin(list(range(12)), test, 3 * ddmin.plan(12))
+        self.assertEqual(found, [5, 6])
+        self.assertIn('cannot', [r for _, r in log])
+
+    def test_two_units_needed(self):
+        found, _ = ddmin.ddmin(list(range(8)), lambda s: 'bad' if 1 in s and 6 in s else 'good',
+                               100)
+        self.assertEqual(found, [1, 6])
+
+    def test_budget_stops_undecided(self):
+        with self.assertRaises(ddmin.Undecided):
+            ddmin.ddmin(list(range(8)), lambda s: 'cannot', 5)
+
+    def test_plan(self):
+        self.assertEqual(ddmin.plan(1), 0)
+        self.assertEqual(ddmin.plan(2), 4)
+        self.assertEqual(ddmin.plan(5), 8)
+
+
+C_A = ''.join('line %d\n' % i for i in range(40))
+
+
+def c_source(changed):
+    lines = ['static int first_fn(int x)\n', '{\n'] + ['\tx++;\n'] * 12 + ['}\n', '\n',
+             'int second_fn(void)\n', '{\n'] + ['\treturn 0;\n'] * 12 + ['}\n']
+    for i in changed:
+        lines[i] = '\tchanged();\n'
+    return ''.join(lines).encode()
+
+
+class Hunks(unittest.TestCase):
+    def test_hunks_functions_and_subsets(self):
+        a, b = c_source([]), c_source([4, 24])
+        d = ac.FileDiff('x.c', a, b)
+        self.assertEqual([h['function'] for h in d.hunks], ['first_fn', 'second_fn'])
+        self.assertEqual(d.apply({1, 2}), b)
+        self.assertEqual(d.apply(set()), a)
+        self.assertEqual(d.apply({2}), c_source([24]))
+        self.assertEqual(d.apply({1}), c_source([4]))
+
+    def test_changelog_ranked(self):
+        d = ac.FileDiff('arch/x86/kvm/mmu/mmu.c', c_source([]), c_source([4]))
+        att = {'entries': [('6.12.2', 'mm: shmem: a fix'),
+                           ('6.12.2', 'KVM: x86/mmu: Drop a stale check'),
+                           ('6.12.3', 'KVM: x86/mmu: Flush in first_fn only when needed'),
+                           ('6.12.3', 'KVM: x86: Say what mmu does'),
+                           ('6.12.3', 'KVM: fix a race in mmu.c')]}
+        got = ac.ranked_entries(att, [('arch/x86/kvm/mmu/mmu.c', 1)],
+                                {'arch/x86/kvm/mmu/mmu.c': d})
+        self.assertEqual([(s, e) for s, _, e in got], [
+            (3, 'KVM: x86/mmu: Flush in first_fn only when needed'),
+            (2, 'KVM: fix a race in mmu.c'), (1, 'KVM: x86/mmu: Drop a stale check'),
+            (1, 'KVM: x86: Say what mmu does')])
+
+    def test_build_deps(self):
+        with tempfile.TemporaryDirectory() as t:
+            os.makedirs(os.path.join(t, 'src', 'arch', 'x86', 'kvm'))
+            with open(os.path.join(t, 'src', 'arch', 'x86', 'kvm', '.mmu.o.cmd'), 'w') as f:
+                f.write('savedcmd_x := gcc\n\nsource_x := %s/src/arch/x86/kvm/mmu.c\n\n'
+                        'deps_x := \\\n  %s/src/include/linux/kvm_host.h \\\n'
+                        '  $(wildcard include/config/KVM) \\\n\nx: $(deps_x)\n' % (t, t))
+            got = ac.build_deps([os.path.join(t, 'src'), os.path.join(t, 'obj')])
+        self.assertIn('arch/x86/kvm/mmu.c', got)
+        self.assertIn('include/linux/kvm_host.h', got)
+        self.assertFalse(any('wildcard' in g for g in got))
+
+
+class Simulated(ac.Attribution):
+    """The search and its verdicts as bench/attribute runs them, builds
+    and boots replaced by figures drawn from lognormal noise: a candidate
+    is slower by the product of the effects of the hunks it has from B;
+    one that has @needs's file from B without @needs_with's cannot build."""
+
+    def __init__(self, rng, diffs, effects, cannot=None):
+        c = ac.Config()
+        c.figure, c.threshold, c.test, c.args, c.arch = 'populate_ns', 3.0, 't', [], 'x86_64'
+        super().__init__(c)
+        self.rng, self.effects, self.cannot = rng, effects, cannot
+        self.diffs = diffs
+        self.inputs = sorted(diffs)
+        self.hunks_total = sum(len(d.hunks) for d in diffs.values())
+        self.steps = 1 + ddmin.plan(len(self.inputs)) + ddmin.plan(self.hunks_total) + 4
+        self.runs = max(ac.least_runs(looks=self.steps), 6)
+        self.out = tempfile.mkdtemp(prefix='attr-test.')
+        os.makedirs(os.path.join(self.out, 'patches'))
+        self.a = self.b = self.out
+        self.deb_a = self.deb_b = None
+        self.ver_a = self.ver_b = '6.12.1'
+        self.kernel, self.kernel_release, self.whole = '6.12', '6.12.1+deb12-amd64', False
+        self.unread = []
+        c.clock, c.smp, c.mem, c.config = 'icount', '1', '2G', None
+        self.unit = 'ns'
+
+    def built_files(self, empty):
+        return list(self.inputs)
+
+    def scratch_repo(self, files):
+        return ''
+
+    def patch_for(self, contents, name):
+        return None
+
+    def measure(self, contents, name):
+        if self.cannot and contents[self.cannot[0]] != self.diffs[self.cannot[0]].a and \
+                contents[self.cannot[1]] == self.diffs[self.cannot[1]].a:
+            return None
+        k = 1.0
+        for (f, n), e in self.effects.items():
+            if n in applied(self.diffs[f], contents[f]):
+                k *= e
+        vals = [1000 * k * math.exp(self.rng.gauss(0, 0.01)) for _ in range(self.runs)]
+        self.measured[name] = vals
+        return vals
+
+
+def applied(d, content):
+    """The hunks of FileDiff @d that @content has from B."""
+    ns = [h['n'] for h in d.hunks]
+    for mask in range(2 ** len(ns)):
+        got = {n for i, n in enumerate(ns) if mask >> i & 1}
+        if d.apply(got) == content:
+            return got
+    raise AssertionError('contents not made of hunks')
+
+
+def diffs_of():
+    """Five files; x.c has two hunks (in first_fn and second_fn)."""
+    out = {}
+    for i in range(4):
+        out['f%d.c' % i] = ac.FileDiff('f%d.c' % i, c_source([]), c_source([5]))
+    out['x.c'] = ac.FileDiff('x.c', c_source([]), c_source([4, 24]))
+    return out
+
+
+def quiet(fn):
+    with contextlib.redirect_stdout(io.StringIO()) as out, \
+            contextlib.redirect_stderr(io.StringIO()):
+        rc = fn()
+    return rc, out.getvalue()
+
+
+class Search(unittest.TestCase):
+    def test_planted_hunk_named_with_proof(self):
+        rng = random.Random(1)
+        diffs = diffs_of()
+        s = Simulated(rng, diffs, {('x.c', 2): 1.10})
+        rc, out = quiet(s.run)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(s.named, [('x.c', 2)])
+        self.assertRegex(out, r'ATTRIBUTED file=x.c hunk=2 function=second_fn ratio=1.(09|10|11)')
+        self.assertEqual(out.count('holds=yes'), 2, out)
+        text = ac.report(s, ['--trees', 'a,b'])
+        for want in ('regression of populate_ns', 'Details are as below',
+                     'ATTRIBUTED file=x.c hunk=2 function=second_fn', '%change',
+                     'A with the change against A: worse', 'To reproduce'):
+            self.assertIn(want, text)
+
+    def test_planted_around_cannot_test(self):
+        # x.c from B does not build without f3.c from B (a header and its user).
+        rng = random.Random(2)
+        s = Simulated(rng, diffs_of(), {('x.c', 2): 1.10}, cannot=('x.c', 'f3.c'))
+        s.steps += 2 * ddmin.plan(5)
+        s.runs = max(ac.least_runs(looks=s.steps), 6)
+        rc, out = quiet(s.run)
+        self.assertIn(('x.c', 2), s.named)
+        self.assertIn('ATTRIBUTED file=x.c hunk=2', out)
+
+    def test_no_step(self):
+        s = Simulated(random.Random(3), diffs_of(), {})
+        rc, out = quiet(s.run)
+        self.assertEqual(rc, 0)
+        self.assertIn('no step to attribute', out)
+        self.assertFalse(hasattr(s, 'named'))
+
+    def test_aa_names_nothing(self):
+        """A/A: B differs in five files that change nothing.  Each of the
+        search's verdicts is at 5%/steps, so the whole search names a
+        hunk with its proof at most 5% of the time; here none of 2000."""
+        rng = random.Random(4)
+        named = steps = 0
+        trials = 2000
+        for _ in range(trials):
+            s = Simulated(rng, diffs_of(), {})
+            rc, out = quiet(s.run)
+            steps += 'STEP b vs a: same' not in out
+            named += 'ATTRIBUTED' in out and out.count('holds=yes') == 2
+        print('A/A: %d of %d searches saw a step, %d named a hunk with its proof' %
+              (steps, trials, named), file=sys.stderr)
+        self.assertLessEqual(named, 0)
+        # The first verdict alone is at 5%/steps (0.24%): a few of 2000 (4
+        # here); at 5% (no split over the search) it would be ~100.
+        self.assertLessEqual(steps, 4 * trials * 0.05 / s.steps)
+
+
+class Track(unittest.TestCase):
+    def test_command_and_report_beside_the_change(self):
+        r = {'verdict': 'worse', 'pct': 1.9, 'a_kernel': '6.12.111+deb12',
+             'b_kernel': '6.12.113+deb12'}
+        judged = {'streams': [{'arch': 'x86_64', 'command': 'dirty', 'line':
+                               'dirty_log_perf_test -b 8M -i 2', 'figures': []}]}
+        c = dict(kind='neighbours', arch='x86_64', command='dirty', figure='dirty_ns_avg',
+                 unit='ns', r=r)
+        cmd = trackjudge.attribute_command(judged, c)
+        self.assertEqual(cmd, 'bench/attribute --trees 6.12.111+deb12,6.12.113+deb12 --arch '
+                         'x86_64 --figure dirty_ns_avg --threshold 0.95 -- dirty_log_perf_test '
+                         '-b 8M -i 2')
+        self.assertIsNone(trackjudge.attribute_command(judged, dict(c, r=dict(
+            r, a_kernel='k3'))))
+        with tempfile.TemporaryDirectory() as t, \
+                mock.patch.object(attribute.debian, 'CACHE', t):
+            self.assertIsNone(trackreport.attribution(c))
+            p = attribute.report_path('x86_64', r['a_kernel'], r['b_kernel'], 'dirty_ns_avg')
+            os.makedirs(os.path.dirname(p))
+            with open(p, 'w') as f:
+                f.write('ATTRIBUTED file=x.c\n')
+            self.assertEqual(trackreport.attribution(c), 'ATTRIBUTED file=x.c\n')
+
+
+def kernel_tree(root, readme='x'):
+    os.makedirs(os.path.join(root, 'arch', 'x86', 'kvm'))
+    with open(os.path.join(root, 'Makefile'), 'w') as f:
+        f.write('VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 1\nEXTRAVERSION =\n')
+    open(os.path.join(root, 'arch', 'x86', 'Kconfig'), 'w').close()
+    with open(os.path.join(root, 'README'), 'w') as f:
+        f.write(readme)
+
+
+class Refusals(unittest.TestCase):
+    def run_main(self, argv):
+        with contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()) as err:
+            rc = ac.main(argv)
+        return rc, err.getvalue()
+
+    def attribute(self, a, b, *more, figure='populate_ns', test='dirty_log_perf_test'):
+        return self.run_main(['--trees', '%s,%s' % (a, b), '--figure', figure,
+                              '--threshold', '3'] + list(more) + ['--', test])
+
+    def test_refused(self):
+        with tempfile.TemporaryDirectory() as t:
+            a, b, c, d, e = (os.path.join(t, x) for x in 'abcde')
+            kernel_tree(a)
+            kernel_tree(b)
+            kernel_tree(c, 'other')
+            kernel_tree(e)
+            os.makedirs(d)
+            with open(os.path.join(e, 'arch', 'x86', 'kvm', 'x.c'), 'w') as f:
+                f.write('int x;\n')
+            f_ = os.path.join(t, 'f')
+            kernel_tree(f_)
+            os.makedirs(os.path.join(f_, 'arch', 'arm64', 'kvm'))
+            with open(os.path.join(f_, 'arch', 'arm64', 'kvm', 'x.c'), 'w') as f:
+                f.write('int x;\n')
+            for args, kw, want in (
+                    ((a, b), {}, 'nothing built differs: the trees are identical'),
+                    ((a, a), {}, 'nothing built differs: A and B are one tree'),
+                    ((a, c), {}, 'nothing built differs: 1 files differ, none a build input for x86_64'),
+                    ((a, f_), {}, 'none a build input for x86_64 (arch/arm64/kvm/x.c)'),
+                    ((a, d), {}, 'is not a kernel source tree'),
+                    ((a, b), {'figure': 'no_such'}, "unknown figure 'no_such'"),
+                    ((a, b), {'test': 'no_such_test'}, "no test 'no_such_test' in this suite"),
+                    ((a, e, '--runs', '2'), {}, 'cannot reach a verdict'),
+                    ((a, b, '--config', 'large'), {}, '--config must be')):
+                rc, err = self.attribute(*args, **kw)
+                self.assertEqual(rc, 2, err)
+                self.assertIn(want, err)
+                self.assertEqual(err.count('\n'), 1, err)
+            if not ac.has_base():
+                rc, err = self.attribute(a, b, '--config', 'debian')
+                self.assertEqual(rc, 2)
+                self.assertIn('needs the Debian-config whole build', err)
+
+
+if __name__ == '__main__':
+    if '--tap' in sys.argv:
+        sys.exit(tap(sys.modules[__name__], 'attribute'))
+    unittest.main(verbosity=2)
