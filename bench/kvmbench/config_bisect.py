@@ -58,7 +58,7 @@ class Result:
         return f"Result({self.options}, {self.why!r})"
 
 
-def bisect(good, bad, resolve, verdict, log=None, max_steps=64):
+def bisect(good, bad, resolve, verdict, log=None, max_steps=64, settable=None):
     """The options of BAD ({NAME: VALUE}) that carry its step over GOOD.
 
     RESOLVE(config) -> config after make olddefconfig; VERDICT(config) ->
@@ -67,7 +67,10 @@ def bisect(good, bad, resolve, verdict, log=None, max_steps=64):
     A/A pair, or a step the config does not carry).  Each step sets half
     the differing options (after resolution: a half olddefconfig undoes
     is no step) and keeps the half whose verdict differs; SKIP tries the
-    other half, then smaller pieces.  Returns a Result."""
+    other half, then smaller pieces.  A group olddefconfig does not part
+    is narrowed, with no verdict, to the option of it (of SETTABLE, the
+    options with a prompt, when given) that brings all of it alone (the
+    others are what it selects).  Returns a Result."""
     say = log or (lambda msg: None)
     res = Result()
     g, b = resolve(good), resolve(bad)
@@ -122,6 +125,13 @@ def bisect(good, bad, resolve, verdict, log=None, max_steps=64):
             break
         cand = differing(g, b)
     res.options = differing(g, b)
+    if len(res.options) > 1 and len(res.steps) < max_steps:
+        for o in [o for o in res.options if settable is None or o in settable]:
+            if not differing(resolve(with_options(g, b, [o])), b):
+                say(f"config-bisect: {o} brings the other {len(res.options) - 1} with it")
+                res.options, res.why = [o], \
+                    f"one option left, with the {len(res.options) - 1} it selects"
+                break
     if not res.why:
         res.why = "one option left" if len(res.options) == 1 else \
             f"{len(res.options)} options olddefconfig does not part" \
@@ -173,6 +183,31 @@ def olddefconfig(src, arch, work, jobs=1):
                        (r.stdout.strip().splitlines() or ["no output"])[-1])
         return kvm_tree.read_config(dot)
     return resolve
+
+
+def settable_options(src):
+    """The options of SRC's Kconfig files a user can set (with a prompt:
+    'bool "..."', 'tristate "..."', 'prompt "..."' in their entry)."""
+    out = set()
+    for d, dirs, files in os.walk(src):
+        dirs[:] = [x for x in dirs if x not in (".git", "Documentation", "tools")]
+        for f in files:
+            if not f.startswith("Kconfig"):
+                continue
+            cur = None
+            with open(os.path.join(d, f), encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    w = line.split()
+                    if len(w) == 2 and w[0] in ("config", "menuconfig"):
+                        cur = w[1]
+                    elif cur and w and w[0] in ("bool", "tristate", "int", "hex", "string",
+                                                "prompt") and len(w) > 1 and \
+                            w[1].startswith('"'):
+                        out.add(cur)
+                    elif w and w[0] in ("menu", "endmenu", "if", "endif", "choice",
+                                        "endchoice", "comment", "source"):
+                        cur = None
+    return out
 
 
 def write_dotconfig(cfg, path):
@@ -236,7 +271,7 @@ def main(argv=None):
     try:
         resolve = olddefconfig(os.path.realpath(a.src), a.arch, os.path.join(work, "obj"))
         res = bisect(kvm_tree.read_config(a.good), kvm_tree.read_config(a.bad), resolve,
-                     command_verdict(a.cmd, work),
+                     command_verdict(a.cmd, work), settable=settable_options(a.src),
                      log=lambda m: print(f"{PROG}: {m}", file=sys.stderr, flush=True))
     except Fail as e:
         print(f"{PROG}: {e}", file=sys.stderr)

@@ -443,6 +443,11 @@ class WholeBuild(BuildDir):
         # An option KVM's code reads that a module left out selected
         # (i915's KVMGT: KVM_EXTERNAL_WRITE_TRACKING) comes back with that
         # module and what it depends on.
+        miss = kvm_config.missing_options(self.need, got)
+        if miss:
+            raise UsageError(f"the config leaves CONFIG_{miss[0]}={got.get(miss[0], 'n')}, the "
+                             f"suite needs {miss[1]} ({miss[2]}): {self.src} cannot build a "
+                             "kernel for it")
         kvm_reads = kvm_config.read_by_kvm(self.src, self.arch)
         kept = []
         for _ in range(3):
@@ -451,7 +456,7 @@ class WholeBuild(BuildDir):
             if not lost:
                 break
             more = [o for o in kvm_config.keep_for(lost, kvm_config.kconfig_index(self.src), deb)
-                    if got.get(o[0], "n") != o[1] and o[0] not in asked]
+                    if got.get(o[0], "n") != o[1] and o[0] not in asked and o not in kept]
             if not more:
                 info(f"note: CONFIG_{lost[0]}, which KVM's code reads, is off here "
                      f"({got.get(lost[0], 'n')}), {deb[lost[0]]} in Debian's: nothing found "
