@@ -129,12 +129,8 @@ class Build(BuildDir):
         return cmd + list(targets)
 
     def _debian_cc(self):
-        """The compiler Debian built with (CONFIG_CC_VERSION_TEXT's first
-        word, e.g. x86_64-linux-gnu-gcc-12) if this host has it: then the
-        config needs no update for another compiler."""
-        cfg = kvm_tree.read_config(self.kernel.config)
-        cc = cfg.get("CC_VERSION_TEXT", "").strip('"').split(" ")[0]
-        return cc if cc and shutil.which(cc) else ""
+        """Debian's compiler: then the config needs no update for another."""
+        return debian_cc(self.kernel.config)
 
     def configure(self):
         """OBJ's .config: Debian's with --config set, after a check that
@@ -357,9 +353,7 @@ class WholeBuild(BuildDir):
 
     def kernel_cc(self):
         """The compiler Debian's kernel was built with, if this host has it."""
-        cfg = kvm_tree.read_config(self.kernel_config())
-        cc = cfg.get("CC_VERSION_TEXT", "").strip('"').split(" ")[0]
-        return cc if cc and shutil.which(cc) else ""
+        return debian_cc(self.kernel_config())
 
     def kernel_config(self):
         """Debian's kernel's own config (its image package's /boot/config-*)."""
@@ -525,6 +519,15 @@ class WholeBuild(BuildDir):
         write_desc(out, desc)
         desc["image"] = os.path.join(out, "boot", name)
         return desc
+
+
+def debian_cc(config):
+    """The compiler a Debian kernel's CONFIG was built with
+    (CONFIG_CC_VERSION_TEXT's first word, e.g. x86_64-linux-gnu-gcc-12)
+    if this host has it, else ''."""
+    cfg = kvm_tree.read_config(config)
+    cc = cfg.get("CC_VERSION_TEXT", "").strip('"').split(" ")[0]
+    return cc if cc and shutil.which(cc) else ""
 
 
 def check_out(out):
