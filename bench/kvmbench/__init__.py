@@ -53,7 +53,10 @@ runs stats_cli.py.  The layers, each usable alone:
              package: common (what they share), one module a table or a
              pair (paging, dirty, notify, nesting, noise, two_kernels)
   kvm_build  vm/kvm-build: KVM's modules built from a source tree or
-             patches for a Debian kernel (kvm_tree, debian)
+             patches for a Debian kernel (kvm_tree, debian); whole
+             kernels with the small or Debian's config (kvm_config)
+  config_bisect  bench/config-bisect: the Kconfig options between two
+             configs that carry a step (bisect(), for bench/attribute too)
   lava*, lab LAVA: its REST API (lava), jobs (lavajobs), vm/suite --lava
              (lavasuite), bench/compare --lava and --jobs (lavacompare),
              a local lab (lab, lava/lab)

@@ -14,7 +14,6 @@ files, then the hunks of the files it names, the same way.
 """
 import difflib
 import hashlib
-import inspect
 import json
 import os
 import platform
@@ -25,7 +24,7 @@ import subprocess
 import sys
 import time
 
-from . import attribute, ddmin, debian, kvm_build, kvm_tree, runner
+from . import attribute, ddmin, debian, kvm_build, kvm_config, kvm_tree, runner
 from . import cli
 from .bisect import Bisect, CannotTest
 from .cli import Parser, Usage, test_command, vm_size
@@ -242,12 +241,6 @@ def check_tree(tree, arch):
     return ver
 
 
-def has_base():
-    """Whether vm/kvm-build's whole builds take a config base (the
-    Debian-config build)."""
-    return 'base' in inspect.signature(kvm_build.WholeBuild.__init__).parameters
-
-
 def parse(argv):
     """A Config (the trees not yet resolved); None for --help."""
     p = Parser(prog=PROG, add_help=False)
@@ -270,12 +263,8 @@ def parse(argv):
     c.threshold = float(c.threshold)
     if c.runs is not None and not re.fullmatch(r'[1-9][0-9]*', c.runs):
         raise Usage("--runs must be a number: '%s'" % c.runs)
-    if c.config is not None and not re.fullmatch(r'small|debian(:%s)?' % runner.KERNEL_VERSION,
-                                                 c.config):
-        raise Usage("--config must be small, debian or debian:VERSION: '%s'" % c.config)
-    if c.config and c.config.startswith('debian') and not has_base():
-        raise Usage('--config %s needs the Debian-config whole build (vm/kvm-build --whole '
-                    '--config debian), which this vm/kvm-build does not have' % c.config)
+    if c.config is not None:
+        kvm_config.parse_base(c.config)       # small, debian[:VERSION]
     c.arch = {'aarch64': 'arm64'}.get(c.arch, c.arch) or runner.host_arch()
     if c.arch not in kvm_tree.SRCARCH:
         raise Usage("unknown --arch '%s' (x86_64, arm64)" % c.arch)
@@ -421,11 +410,9 @@ class Attribution:
         """Build A with @contents: kvm_build.build_side's description."""
         c = self.c
         patch = self.patch_for(contents, name)
-        kw = {'base': 'debian' + c.config[6:]} if c.config and c.config.startswith('debian') \
-            else {}
         return kvm_build.build_side(os.path.join(self.out, 'kvm'), kernel=self.kernel,
                                     arch=c.arch, src=self.a, patches=[patch] if patch else [],
-                                    whole=self.whole, **kw)
+                                    whole=self.whole, base=c.config or 'small')
 
     def measure(self, contents, name):
         """Build, boot and run A with @contents: the figure's values; None

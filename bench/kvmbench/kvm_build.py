@@ -80,8 +80,10 @@ class BuildDir:
 class Build(BuildDir):
     """One build: the kernel, the source, the patches and the options."""
 
-    def __init__(self, kernel, arch, src=None, patches=(), configs=(), jobs=2):
+    def __init__(self, kernel, arch, src=None, patches=(), configs=(), jobs=2,
+                 other_version=False):
         self.arch = arch
+        self.other_version = other_version
         self.kernel = debian.Kernel(kernel, arch)
         self.settings = [kvm_tree.parse_config_opt(c) for c in configs]
         self.patches = [kvm_tree.Patch(p) for p in patches]
@@ -92,7 +94,12 @@ class Build(BuildDir):
                 raise UsageError(f"source tree '{src}' not found")
             self.src = os.path.realpath(src)
         ver = debian.tree_version(self.src)
-        if ver != self.kernel.version:
+        self.src_version = ver
+        if other_version and debian.series(ver) == self.kernel.series:
+            if arch != "x86_64":
+                raise UsageError("--other-version: KVM is built into arm64's kernel, "
+                                 "there are no modules to swap")
+        elif ver != self.kernel.version:
             raise UsageError(f"the tree {self.src} is Linux {ver}, the kernel "
                              f"{self.kernel.release} is Linux {self.kernel.version}: "
                              "its KVM would not fit that kernel (give a tree at "
@@ -121,12 +128,8 @@ class Build(BuildDir):
         return cmd + list(targets)
 
     def _debian_cc(self):
-        """The compiler Debian built with (CONFIG_CC_VERSION_TEXT's first
-        word, e.g. x86_64-linux-gnu-gcc-12) if this host has it: then the
-        config needs no update for another compiler."""
-        cfg = kvm_tree.read_config(self.kernel.config)
-        cc = cfg.get("CC_VERSION_TEXT", "").strip('"').split(" ")[0]
-        return cc if cc and shutil.which(cc) else ""
+        """Debian's compiler: then the config needs no update for another."""
+        return debian_cc(self.kernel.config)
 
     def configure(self):
         """OBJ's .config: Debian's with --config set, after a check that
@@ -185,8 +188,9 @@ class Build(BuildDir):
             if deb.get(n, "n") != got.get(n, "n") and not self._selected(n):
                 hint = " (pahole is missing: apt-get install dwarves)" \
                     if "BTF" in n or "PAHOLE" in n else ""
-                if self.arch == "arm64":
-                    # The whole kernel is built: nothing of Debian's must fit it.
+                if self.arch == "arm64" or self.other_version:
+                    # The whole kernel is built: nothing of Debian's must fit it
+                    # (or the tree is another version's: its Kconfig may differ).
                     info(f"note: CONFIG_{n}={got.get(n, 'n')} here, {deb.get(n, 'n')} in "
                          f"Debian's kernel{hint}")
                     continue
@@ -271,7 +275,7 @@ class Build(BuildDir):
             shutil.copyfile(artefacts[0], os.path.join(out, "boot", f"Image-{rel}"))
         desc = {
             "arch": self.arch, "release": rel, "version": self.kernel.version,
-            "src": self.src,
+            "src": self.src, "src_version": self.src_version,
             "patches": [{"file": os.path.abspath(p.path), "subject": p.subject,
                          "sha256": p.digest} for p in self.patches],
             "config": [f"{n}={v}" for n, v in self.settings],
@@ -285,7 +289,7 @@ class WholeBuild(BuildDir):
     """A whole kernel from any tree (KVM built in), with a small config:
     out of tree, the tree only read, cached per tree, arch and config."""
 
-    def __init__(self, arch, src, patches=(), configs=(), jobs=2):
+    def __init__(self, arch, src, patches=(), configs=(), jobs=2, base="small"):
         self.arch = arch
         if not os.path.isdir(src):
             raise UsageError(f"source tree '{src}' not found")
@@ -297,10 +301,24 @@ class WholeBuild(BuildDir):
                              f"arch/{kvm_tree.SRCARCH[arch]}/Kconfig)")
         self.patches = [kvm_tree.Patch(p) for p in patches]
         self.settings = [kvm_tree.parse_config_opt(c) for c in configs]
-        self.need = kvm_config.whole_settings(arch, self.src)
-        # One build directory a tree and arch: a change of options
-        # (--config, the suite's) rebuilds what reads them, in place.
-        key = "\0".join([self.src, arch, "whole"])
+        kind, want = kvm_config.parse_base(base)
+        self.kernel = None
+        if kind == "debian":
+            # Debian's kernel of that name (its image package's
+            # /boot/config-RELEASE is the base config).
+            want = kvm_config.debian_kernel_for(want, self.version,
+                                                debian.kernel_versions(arch, cached=False))
+            self.kernel = debian.Kernel(want, arch)
+            deb = kvm_tree.read_config(self.kernel_config())
+            self.need = [(n, deb[n], f"Debian's {self.kernel.release} has it, the suite "
+                          "tests KVM") for n in ("KVM", "KVM_AMD", "KVM_INTEL") if n in deb]
+            self.base = f"debian:{self.kernel.pkgver}"
+        else:
+            self.need = kvm_config.whole_settings(arch, self.src)
+            self.base = "small"
+        # One build directory a tree, arch and base config: a change of
+        # options (--config, the suite's) rebuilds what reads them, in place.
+        key = "\0".join([self.src, arch, "whole"] + ([self.base] if self.kernel else []))
         self.dir = os.path.join(debian.CACHE, "kvm-build",
                                 hashlib.sha256(key.encode()).hexdigest()[:12])
         self.work = os.path.join(self.dir, "src")
@@ -316,23 +334,43 @@ class WholeBuild(BuildDir):
                "ARCH=" + ("arm64" if self.arch == "arm64" else "x86_64"), "LOCALVERSION="]
         if cross:
             cmd.append(f"CROSS_COMPILE={cross}")
+        cc = f"{cross}gcc"
+        if self.kernel:
+            # The compiler Debian's kernel names (CONFIG_CC_VERSION_TEXT:
+            # x86_64-linux-gnu-gcc-12) where this host has it.
+            cc = self.kernel_cc() or cc
         if shutil.which("ccache"):
             # Its own cache (CCACHE_DIR unless set), kept with the builds;
             # paths relative to the build directories, the same in each
             # (KEY/obj, KEY/src), so a second tree reuses what compiles the same.
             os.environ.setdefault("CCACHE_DIR", os.path.join(debian.CACHE, "ccache"))
             os.environ.setdefault("CCACHE_BASEDIR", os.path.join(debian.CACHE, "kvm-build"))
-            cmd += [f"CC=ccache {cross}gcc", "HOSTCC=ccache gcc"]
+            cmd += [f"CC=ccache {cc}", "HOSTCC=ccache gcc"]
+        elif cc != f"{cross}gcc":
+            cmd.append(f"CC={cc}")
         return cmd + list(targets)
+
+    def kernel_cc(self):
+        """The compiler Debian's kernel was built with, if this host has it."""
+        return debian_cc(self.kernel_config())
+
+    def kernel_config(self):
+        """Debian's kernel's own config (its image package's /boot/config-*)."""
+        return os.path.join(self.kernel.image_dir, "boot", "config-" + self.kernel.release)
 
     TOOLS = ("ccache", "xz-utils")
 
     def configure(self):
         """OBJ/.config: tinyconfig, the settings, olddefconfig; refused
-        (UsageError) when one the suite needs does not survive."""
+        (UsageError) when one the suite needs does not survive.  With
+        Debian's base: Debian's config, its modules reduced to the guest's
+        (localmodconfig), debug info off, the settings, olddefconfig."""
         want = os.path.join(self.dir, "config.want")
         new = "\n".join([f"{n}={v}" for n, v, _ in self.need] +
                         [f"{n}={v}" for n, v in self.settings]) + "\n"
+        if self.kernel:
+            with open(self.kernel_config(), encoding="utf-8", errors="replace") as f:
+                new = f"base {self.base}\n" + f.read() + new
         dot = os.path.join(self.obj, ".config")
         try:
             with open(want, encoding="utf-8") as f:
@@ -342,10 +380,13 @@ class WholeBuild(BuildDir):
             pass
         t0 = time.monotonic()
         os.makedirs(self.obj, exist_ok=True)
-        self.run_make("make tinyconfig", "tinyconfig")
-        settings = [(n, v) for n, v, _ in self.need] + self.settings
-        kvm_tree.write_config(dot, settings, dot)
-        self.run_make("make olddefconfig", "olddefconfig")
+        if self.kernel:
+            self.debian_config(dot)
+        else:
+            self.run_make("make tinyconfig", "tinyconfig")
+            settings = [(n, v) for n, v, _ in self.need] + self.settings
+            kvm_tree.write_config(dot, settings, dot)
+            self.run_make("make olddefconfig", "olddefconfig")
         got = kvm_tree.read_config(dot)
         miss = kvm_config.missing_options(self.need, got)
         if miss:
@@ -360,6 +401,76 @@ class WholeBuild(BuildDir):
             f.write(new)
         return time.monotonic() - t0
 
+    def debian_config(self, dot):
+        """DOT: Debian's kernel's config with its modules reduced to those
+        vm/run's guest loads (make localmodconfig on the guest's module
+        list), debug info off, then --config's settings and olddefconfig.
+        Debian's =y options that go are the sub-options of the modules
+        left out (a y option cannot need a module's code): listed in
+        KEY/config-dropped.txt, counted in a note."""
+        deb = kvm_tree.read_config(self.kernel_config())
+        mods = kvm_config.guest_modules(self.kernel.modules, self.arch)
+        lsmod = os.path.join(self.dir, "guest-modules.lsmod")
+        with open(lsmod, "w", encoding="utf-8") as f:
+            f.write(kvm_config.lsmod_text(mods))
+        kvm_tree.write_config(self.kernel_config(), kvm_config.DEBIAN_OFF, dot)
+        # make localmodconfig's script, on the user's tree (only read): it
+        # finds modules by the Makefiles find(1) lists, which the shadow's
+        # links would hide.
+        env = dict(os.environ, LSMOD=lsmod, SRCARCH=kvm_tree.SRCARCH[self.arch],
+                   ARCH=kvm_tree.SRCARCH[self.arch], srctree=self.src, objtree=self.obj)
+        with open(self.log, "a", encoding="utf-8") as log, \
+                open(dot + ".lmc", "w", encoding="utf-8") as outf:
+            log.write(f"\n=== localmodconfig: streamline_config.pl on {self.src}, {lsmod}\n")
+            log.flush()
+            r = subprocess.run(["perl", os.path.join(self.src, "scripts/kconfig/streamline_config.pl"),
+                                "--localmodconfig", self.src, "Kconfig"], cwd=self.obj, env=env,
+                               stdout=outf, stderr=log, stdin=subprocess.DEVNULL)
+        if r.returncode:
+            raise BuildError(f"localmodconfig failed: {first_error(self.log)} (log: {self.log})")
+        os.replace(dot + ".lmc", dot)
+        kvm_tree.write_config(dot, self.settings, dot)
+        self.run_make("make olddefconfig", "olddefconfig")
+        got = kvm_tree.read_config(dot)
+        asked = {n for n, _ in self.settings}
+        # An option KVM's code reads that a module left out selected
+        # (i915's KVMGT: KVM_EXTERNAL_WRITE_TRACKING) comes back with that
+        # module and what it depends on.
+        miss = kvm_config.missing_options(self.need, got)
+        if miss:
+            raise UsageError(f"the config leaves CONFIG_{miss[0]}={got.get(miss[0], 'n')}, the "
+                             f"suite needs {miss[1]} ({miss[2]}): {self.src} cannot build a "
+                             "kernel for it")
+        kvm_reads = kvm_config.read_by_kvm(self.src, self.arch)
+        kept = []
+        for _ in range(3):
+            lost = [n for n in kvm_config.lost_builtins(deb, got)
+                    if n not in asked and n in kvm_reads]
+            if not lost:
+                break
+            more = [o for o in kvm_config.keep_for(lost, kvm_config.kconfig_index(self.src), deb)
+                    if got.get(o[0], "n") != o[1] and o[0] not in asked and o not in kept]
+            if not more:
+                info(f"note: CONFIG_{lost[0]}, which KVM's code reads, is off here "
+                     f"({got.get(lost[0], 'n')}), {deb[lost[0]]} in Debian's: nothing found "
+                     "that brings it back")
+                break
+            kept += more
+            kvm_tree.write_config(dot, more, dot)
+            self.run_make("make olddefconfig", "olddefconfig")
+            got = kvm_tree.read_config(dot)
+        if kept:
+            info("note: kept for what KVM's code reads: " +
+                 " ".join(f"{n}={v}" for n, v in kept))
+        lost = [n for n in kvm_config.lost_builtins(deb, got) if n not in asked]
+        with open(os.path.join(self.dir, "config-dropped.txt"), "w", encoding="utf-8") as f:
+            f.write("".join(f"CONFIG_{n}=y\n" for n in lost))
+        info(f"note: Debian's {self.kernel.release} config, modules reduced to the guest's "
+             f"({', '.join(mods)}: {sum(v == 'm' for v in got.values())} of "
+             f"{sum(v == 'm' for v in deb.values())} kept, with them {len(lost)} =y "
+             f"sub-options of the others: {self.dir}/config-dropped.txt), debug info off "
+             "(DWARF, BTF)")
+
     def image_target(self):
         return "Image" if self.arch == "arm64" else "bzImage"
 
@@ -367,6 +478,8 @@ class WholeBuild(BuildDir):
         """Build; returns (timings, [image, config])."""
         with self.prepared() as t:
             t["kernel"] = self.run_make(f"make {self.image_target()}", self.image_target())
+            if self.kernel:
+                t["modules"] = self.run_make("make modules", "modules")
             t["headers"] = self.run_make("make headers_install", "headers_install",
                                          f"INSTALL_HDR_PATH={self.uapi}")
             r = subprocess.run(self.make_cmd("-s", "kernelrelease"), stdout=subprocess.PIPE,
@@ -386,17 +499,34 @@ class WholeBuild(BuildDir):
         name = ("Image-" if self.arch == "arm64" else "vmlinuz-") + self.release
         shutil.copyfile(artefacts[0], os.path.join(out, "boot", name))
         shutil.copyfile(artefacts[1], os.path.join(out, "boot", "config-" + self.release))
+        shutil.rmtree(os.path.join(out, "lib"), ignore_errors=True)
+        if self.kernel:
+            # The guest's modules (localmodconfig's), for vm/run --modules.
+            self.run_make("make modules_install", "modules_install",
+                          f"INSTALL_MOD_PATH={os.path.abspath(out)}", "INSTALL_MOD_STRIP=1",
+                          "DEPMOD=true")
         desc = {
             "arch": self.arch, "release": self.release, "version": self.version,
             "src": self.src, "whole": True, "uapi": os.path.join(self.uapi, "include"),
             "patches": [{"file": os.path.abspath(p.path), "subject": p.subject,
                          "sha256": p.digest} for p in self.patches],
-            "config": [f"{n}={v}" for n, v in self.settings],
+            "config": [f"{n}={v}" for n, v in self.settings], "base": self.base,
             "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         }
+        if self.kernel:
+            desc["modules"] = os.path.join(os.path.abspath(out), "lib", "modules", self.release)
         write_desc(out, desc)
         desc["image"] = os.path.join(out, "boot", name)
         return desc
+
+
+def debian_cc(config):
+    """The compiler a Debian kernel's CONFIG was built with
+    (CONFIG_CC_VERSION_TEXT's first word, e.g. x86_64-linux-gnu-gcc-12)
+    if this host has it, else ''."""
+    cfg = kvm_tree.read_config(config)
+    cc = cfg.get("CC_VERSION_TEXT", "").strip('"').split(" ")[0]
+    return cc if cc and shutil.which(cc) else ""
 
 
 def check_out(out):
@@ -427,17 +557,23 @@ def is_whole(src, kernel, arch):
 
 
 def build_side(out, kernel="6.12", arch="x86_64", src=None, patches=(), configs=(),
-               jobs=2, whole=None):
+               jobs=2, whole=None, base="small"):
     """Build KVM into OUT for bench/compare and bench/bisect-run: the
     description (kvm-build.json's) with 'vm_args', vm/run's arguments that
     boot it.  KVM modules for the Debian kernel KERNEL when SRC is at its
     version (or not given: Debian's source), else the whole kernel from
-    SRC (or as WHOLE says when given).  Raises Fail (UsageError for bad
-    input, BuildError)."""
+    SRC (or as WHOLE says when given); BASE 'debian[:VERSION]' (whole
+    kernels only) is the base config of a whole kernel
+    (kvm_config.parse_base).  Raises Fail (UsageError for bad input,
+    BuildError)."""
     t0 = time.monotonic()
-    if is_whole(src, kernel, arch) if whole is None else whole:
-        b = WholeBuild(arch, src, patches, configs, jobs)
-        info(f"building a whole kernel from {b.src} (Linux {b.version})"
+    kvm_config.parse_base(base)
+    if base != "small" and src is None:
+        raise UsageError(f"--config {base}: a base config is for a whole kernel from a tree "
+                         "(--src TREE / --kvm-src)")
+    if base != "small" or (is_whole(src, kernel, arch) if whole is None else whole):
+        b = WholeBuild(arch, src, patches, configs, jobs, base)
+        info(f"building a whole kernel from {b.src} (Linux {b.version}, {b.base} config)"
              + "".join(f" + {p.subject}" for p in b.patches) + f" into {out}")
     else:
         b = Build(kernel, arch, src, patches, configs, jobs)
@@ -448,7 +584,8 @@ def build_side(out, kernel="6.12", arch="x86_64", src=None, patches=(), configs=
     desc["seconds"] = round(time.monotonic() - t0)
     if desc.get("whole"):
         desc["kernel"] = desc["release"]
-        desc["vm_args"] = ["--kernel", desc.pop("image")]
+        desc["vm_args"] = ["--kernel", desc.pop("image")] + \
+            (["--modules", desc["modules"]] if desc.get("modules") else [])
     else:
         desc["kernel"] = kernel
         desc["vm_args"] = ["--debian-kernel", kernel, "--kvm-modules", out]
@@ -518,7 +655,14 @@ def parse_args(argv):
                    "for a series, in order")
     p.add_argument("--config", metavar="NAME=VALUE", action="append", default=[],
                    help="set a Kconfig option only KVM's code reads (e.g. "
-                   "KVM_SW_PROTECTED_VM=y)")
+                   "KVM_SW_PROTECTED_VM=y); with --whole, a value without '=' names the "
+                   "base config: small (default) or debian[:VERSION] (the Debian kernel's "
+                   "own config, its modules reduced to the guest's; VERSION as vm/run "
+                   "--debian-kernel takes it, default the tree's version)")
+    p.add_argument("--other-version", action="store_true",
+                   help="--src TREE may be another version of the kernel's series: its "
+                   "KVM modules built against that kernel (to place a step between two "
+                   "versions in KVM or outside it; x86_64)")
     p.add_argument("--whole", action="store_true",
                    help="build a whole kernel from --src TREE, any version (KVM built in, "
                    "a small config); no Debian kernel involved")
@@ -536,12 +680,23 @@ def parse_args(argv):
         p.error("--jobs must be at least 1")
     if a.whole and not a.src:
         p.error("--whole needs --src TREE")
+    if a.other_version and (a.whole or not a.src):
+        p.error("--other-version needs --src TREE and KVM modules (not --whole)")
+    try:
+        a.base, a.config = kvm_config.split_configs(a.config)
+        kvm_config.parse_base(a.base)
+    except UsageError as e:
+        p.error(str(e))
+    if a.base != "small" and not a.whole:
+        p.error(f"--config {a.base}: a base config is for --whole")
     return a
 
 
 def main_whole(a, t0):
-    b = WholeBuild(a.arch, a.src, a.patch, a.config, a.jobs)
-    info(f"building a whole {a.arch} kernel (KVM built in) from {b.src} (Linux {b.version})"
+    b = WholeBuild(a.arch, a.src, a.patch, a.config, a.jobs, a.base)
+    kind = "KVM built in, the small config" if b.base == "small" else \
+        f"Debian's {b.kernel.release} config"
+    info(f"building a whole {a.arch} kernel ({kind}) from {b.src} (Linux {b.version})"
          + "".join(f"\n  + {p.subject} ({p.path})" for p in b.patches)
          + (f"\n  config: {' '.join(a.config)}" if a.config else "")
          + f"\n  cache {b.dir}")
@@ -550,7 +705,8 @@ def main_whole(a, t0):
     steps = ", ".join(f"{k} {v:.0f} s" for k, v in t.items() if v)
     print(f"{PROG}: built {b.release} in {time.monotonic() - t0:.0f} s ({steps}): "
           f"{desc['image']}")
-    print(f"{PROG}: boot it: vm/run --arch {a.arch} --kernel {desc['image']}; the suite "
+    mods = f" --modules {desc['modules']}" if desc.get("modules") else ""
+    print(f"{PROG}: boot it: vm/run --arch {a.arch} --kernel {desc['image']}{mods}; the suite "
           f"against its uapi: make KHDR_INCLUDES='-isystem {desc['uapi']}'")
     return 0
 
@@ -563,7 +719,8 @@ def main(argv=None):
         check_out(a.out)        # before the build, and again as it installs
         if a.whole:
             return main_whole(a, t0)
-        b = Build(a.debian_kernel, a.arch, a.src, a.patch, a.config, a.jobs)
+        b = Build(a.debian_kernel, a.arch, a.src, a.patch, a.config, a.jobs,
+                  a.other_version)
         what = "kvm, kvm-amd, kvm-intel" if a.arch == "x86_64" else "the kernel (KVM built in)"
         info(f"building {what} for {b.kernel} from {b.src}"
              + "".join(f"\n  + {p.subject} ({p.path})" for p in b.patches)

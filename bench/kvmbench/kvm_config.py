@@ -9,7 +9,8 @@ import os
 import re
 import subprocess
 
-from kvmbench import debian, kvm_tree
+from kvmbench import build, debian, initramfs, kvm_tree
+from kvmbench.errors import UsageError
 
 # A whole kernel: `make tinyconfig`, then the suite's `config` fragment
 # (modules built in) and what vm/run's guest needs, then olddefconfig.
@@ -105,3 +106,149 @@ def missing_options(settings, got):
     """The first (NAME, VALUE, why) of SETTINGS the config GOT ({NAME:
     VALUE}) does not have, or None."""
     return next(((n, v, why) for n, v, why in settings if got.get(n, "n") != v), None)
+
+
+# ---- the base config of a whole kernel: small (above) or Debian's ------
+
+BASES = ("small", "debian")
+# Left out of Debian's config, each a `note:` of the build: debug info
+# (DWARF and BTF: code generation is the same without -g; it would
+# double a cold build).
+DEBIAN_OFF = [("DEBUG_INFO_NONE", "y"), ("DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT", "n"),
+              ("DEBUG_INFO_DWARF4", "n"), ("DEBUG_INFO_DWARF5", "n")]
+# Options whose change a base config's check leaves aside: the
+# toolchain's versions, and what dropping debug info takes with it.
+TOOLCHAIN = ("_VERSION", "_VERSION_TEXT")
+
+
+def parse_base(value):
+    """('small', '') or ('debian', VERSION or '') of a base config's name
+    ('small', 'debian', 'debian:6.12.111+deb12'); UsageError otherwise."""
+    name, _, ver = value.partition(":")
+    if name not in BASES or (name == "small" and ver) or (":" in value and not ver):
+        raise UsageError(f"--config {value}: a base config is 'small' or "
+                         "'debian[:VERSION]' (VERSION as vm/run --debian-kernel takes it), "
+                         "an option NAME=VALUE")
+    return name, ver
+
+
+def split_configs(values):
+    """(base, [NAME=VALUE...]) of --config's values: those without '='
+    name the base config (one at most; default 'small')."""
+    bases = [v for v in values if "=" not in v]
+    if len(set(bases)) > 1:
+        raise UsageError(f"--config names two base configs: {' and '.join(bases)}")
+    return (bases[0] if bases else "small"), [v for v in values if "=" in v]
+
+
+def debian_kernel_for(base_version, tree_version, versions):
+    """The Debian kernel a 'debian[:VERSION]' base names: VERSION, or the
+    one of VERSIONS (kernel names, 6.12.111+deb12) at the tree's own
+    TREE_VERSION; UsageError when there is none."""
+    if base_version:
+        return base_version
+    have = [v for v in versions if v.split("+")[0] == tree_version]
+    if not have:
+        raise UsageError(f"--config debian: no Debian kernel named for Linux {tree_version} "
+                         "(a 6.1.0-N kernel's Linux version is in its changelog): give "
+                         "--config debian:VERSION")
+    return have[-1]
+
+
+def guest_modules(modtree, arch):
+    """The modules vm/run's guest loads from the kernel modules tree
+    MODTREE (KVM's chains and what they depend on), in load order."""
+    index = initramfs.modules_in(modtree)
+    data = {}
+
+    def deps(name):
+        data.setdefault(name, initramfs.mod_data(index[name]))
+        return [d.replace("-", "_") for d in
+                initramfs.modinfo(data[name], "depends").split(",") if d]
+    out = []
+    for _, top in initramfs.FLAVOURS[build.arch_name(arch)]:
+        out += [n for n in initramfs.load_order(top, index, deps) or [] if n not in out]
+    return out
+
+
+def lsmod_text(names):
+    """NAMES as `lsmod` prints them (what make localmodconfig's LSMOD reads)."""
+    return "Module                  Size  Used by\n" + "".join(f"{n} 0 0\n" for n in names)
+
+
+def lost_builtins(base, got):
+    """The options BASE ({NAME: VALUE}) has =y that GOT has not, but for
+    the toolchain's versions and the debug info DEBIAN_OFF drops."""
+    off = {n for n, _ in DEBIAN_OFF}
+    return sorted(n for n, v in base.items() if v == "y" and got.get(n, "n") != "y"
+                  and n not in off and not n.endswith(TOOLCHAIN)
+                  and not n.startswith(("DEBUG_INFO", "PAHOLE", "RUSTC_")))
+
+
+def read_by_kvm(src, arch):
+    """The options (NAME) KVM's code (its directories and headers) reads."""
+    s = kvm_tree.SRCARCH[arch]
+    paths = [p for p in (*kvm_tree.kvm_dirs(arch), "include/kvm") if os.path.isdir(
+        os.path.join(src, p))]
+    for d in ("include/linux", f"arch/{s}/include/asm"):
+        full = os.path.join(src, d)
+        paths += [os.path.join(d, f) for f in sorted(os.listdir(full))
+                  if f.startswith("kvm")] if os.path.isdir(full) else []
+    r = subprocess.run(["grep", "-RhoE", r"CONFIG_[A-Za-z0-9_]+", *paths], cwd=src,
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return {w[len("CONFIG_"):].removesuffix("_MODULE") for w in r.stdout.split()}
+
+
+KCONFIG_SYM = re.compile(r"\s*(?:menu)?config\s+([A-Za-z0-9_]+)\s*$")
+KCONFIG_IDS = re.compile(r"\b[A-Z][A-Z0-9_]*[A-Z0-9]\b")
+
+
+def kconfig_index(src):
+    """{NAME: (depends, selects)} of every symbol a Kconfig file of SRC
+    defines: the symbols its 'depends on' lines and the 'if' blocks around
+    it name, and those it selects (a reading good enough to find what
+    keeps an option on, checked by olddefconfig after)."""
+    index = {}
+    for d, dirs, files in os.walk(src, followlinks=True):
+        dirs[:] = [x for x in dirs if x not in (".git", "Documentation", "tools")]
+        for f in files:
+            if not f.startswith("Kconfig"):
+                continue
+            cur, ifs = None, []
+            with open(os.path.join(d, f), encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    m = KCONFIG_SYM.match(line)
+                    word = line.split(None, 1)[0] if line.strip() else ""
+                    if m:
+                        cur = index.setdefault(m.group(1), (set(), set()))
+                        cur[0].update(*ifs)
+                    elif word == "if":
+                        ifs.append(set(KCONFIG_IDS.findall(line[3:])))
+                        cur = None
+                    elif word == "endif":
+                        ifs = ifs[:-1]
+                        cur = None
+                    elif word in ("menu", "endmenu", "choice", "endchoice", "comment",
+                                  "source", "mainmenu"):
+                        cur = None
+                    elif cur is not None and word == "depends":
+                        cur[0].update(KCONFIG_IDS.findall(line.split("on", 1)[-1]))
+                    elif cur is not None and word == "select":
+                        cur[1].update(KCONFIG_IDS.findall(line.split(None, 1)[1])[:1])
+    return index
+
+
+def keep_for(lost, index, base):
+    """[(NAME, VALUE)] that bring the options LOST back: the symbols that
+    select them and, transitively, what those depend on, each as the
+    config BASE ({NAME: VALUE}) has it (those BASE has off left out)."""
+    want = [s for s, (_, sel) in index.items() if sel & set(lost)]
+    seen, out = set(), []
+    while want:
+        s = want.pop()
+        if s in seen or base.get(s, "n") == "n":
+            continue
+        seen.add(s)
+        out.append((s, base[s]))
+        want += sorted(index.get(s, (set(), set()))[0])
+    return out

@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Unit tests of the config bisection (kvmbench.config_bisect) and of
+vm/kvm-build's base configs (kvmbench.kvm_config: small, debian[:VERSION]):
+a planted option found on simulated verdicts, nothing named on an A/A
+pair, olddefconfig's dependency resolution on a real tree's Kconfig (a
+Debian linux-source tree in the cache; SKIP without one), the refusals.
+Run: python3 bench/test_config_bisect.py (--tap: kselftest TAP)"""
+import glob
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, BENCH)
+from kvmbench import config_bisect as cb  # noqa: E402
+from kvmbench import debian, kvm_config  # noqa: E402
+from kvmbench.errors import UsageError  # noqa: E402
+from kvmbench.tap import tap  # noqa: E402
+
+
+def configs(n=40, seed=1):
+    """Two configs of N options that differ in every one."""
+    names = [f"OPT_{i:02d}" for i in range(n)]
+    good = {k: "n" for k in names}
+    bad = {k: "y" for k in names}
+    random.Random(seed).shuffle(names)
+    return good, bad
+
+
+def oracle(planted, calls=None):
+    """Bad when every option of PLANTED is y."""
+    def verdict(cfg):
+        if calls is not None:
+            calls.append(dict(cfg))
+        return cb.BAD if all(cfg.get(p) == "y" for p in planted) else cb.GOOD
+    return verdict
+
+
+def needs(deps):
+    """A resolve that, as olddefconfig, turns off an option whose
+    dependency ({option: dependency}) is off."""
+    def resolve(cfg):
+        out = dict(cfg)
+        changed = True
+        while changed:
+            changed = False
+            for o, d in deps.items():
+                if out.get(o) == "y" and out.get(d, "n") != "y":
+                    out[o], changed = "n", True
+        return out
+    return resolve
+
+
+class Simulated(unittest.TestCase):
+    def test_planted_option_found(self):
+        good, bad = configs()
+        for planted in ("OPT_00", "OPT_17", "OPT_39"):
+            res = cb.bisect(good, bad, dict, oracle([planted]))
+            self.assertEqual(res.options, [planted], res)
+            # log2(40) halvings and the two ends
+            self.assertLessEqual(len(res.steps), 2 + 7)
+
+    def test_aa_names_nothing(self):
+        good, _ = configs()
+        calls = []
+        res = cb.bisect(good, dict(good), dict, oracle(["OPT_03"], calls))
+        self.assertEqual(res.options, [])
+        self.assertIn("nothing differs", res.why)
+        self.assertEqual(calls, [])      # not one verdict
+        # Two configs that differ, but no step between them (the oracle's
+        # option is in neither): the bad end is good, nothing is named.
+        good, bad = configs()
+        res = cb.bisect(good, bad, dict, oracle(["NOT_THERE"]))
+        self.assertEqual(res.options, [])
+        self.assertIn("does not show the step", res.why)
+        self.assertEqual(len(res.steps), 2)
+
+    def test_dependency_resolved(self):
+        # OPT_05 needs OPT_30: a half that sets OPT_05 alone is undone
+        # by the resolution and is no step; the search still ends on it.
+        good, bad = configs()
+        res = cb.bisect(good, bad, needs({"OPT_05": "OPT_30"}), oracle(["OPT_05"]))
+        self.assertEqual(res.options, ["OPT_05"], res)
+
+    def test_group_narrowed_to_its_selector(self):
+        # OPT_07 selects OPT_08 and OPT_09 (they have no prompt): a
+        # half without OPT_07 loses them, one with it brings them.
+        good, bad = configs(12)
+
+        def resolve(cfg):
+            out = dict(cfg)
+            for o in ("OPT_08", "OPT_09"):
+                out[o] = out.get("OPT_07", "n")
+            return out
+        res = cb.bisect(good, bad, resolve, oracle(["OPT_09"]),
+                        settable={f"OPT_{i:02d}" for i in range(12)} - {"OPT_08", "OPT_09"})
+        self.assertEqual(res.options, ["OPT_07"], res)
+
+    def test_two_options_together(self):
+        # The step needs both: the search ends on a group it cannot part.
+        good, bad = configs()
+        res = cb.bisect(good, bad, dict, oracle(["OPT_02", "OPT_33"]))
+        self.assertIn("OPT_02", res.options + list(res.good))
+        self.assertTrue(res.bad.get("OPT_02") == "y" and res.bad.get("OPT_33") == "y")
+        self.assertEqual(res.good.get("OPT_02") == "y" and res.good.get("OPT_33") == "y",
+                         False)
+
+    def test_skip_adapts(self):
+        # Every config with OPT_10 on but OPT_11 off cannot be tested;
+        # the search splits finer and still names the planted option.
+        good, bad = configs()
+        inner = oracle(["OPT_20"])
+
+        def verdict(cfg):
+            if cfg["OPT_10"] == "y" and cfg["OPT_11"] == "n":
+                return cb.SKIP
+            return inner(cfg)
+        res = cb.bisect(good, bad, dict, verdict)
+        self.assertEqual(res.options, ["OPT_20"], res)
+
+    def test_broken_code_fails(self):
+        # A bisection that kept the wrong half would name another option:
+        # the planted one must come out for every position.
+        good, bad = configs(16)
+        for i in range(16):
+            p = f"OPT_{i:02d}"
+            self.assertEqual(cb.bisect(good, bad, dict, oracle([p])).options, [p])
+
+
+def cached_tree():
+    """A Debian linux-source tree unpacked in the cache (vm/kvm-build's), or None."""
+    for d in sorted(glob.glob(os.path.join(debian.CACHE, "linux-source-*-*"))):
+        if os.path.isfile(os.path.join(d, "arch/x86/Kconfig")) and \
+                os.path.isfile(os.path.join(d, "scripts/kconfig/conf.c")):
+            return d
+    return None
+
+
+class RealKconfig(unittest.TestCase):
+    """olddefconfig on a real tree: KVM_AMD planted among options it needs
+    and options it does not; no compile."""
+
+    def test_olddefconfig_bisect(self):
+        src = cached_tree()
+        if not src:
+            self.skipTest("no Debian linux-source tree in the cache (vm/kvm-build "
+                          "--debian-kernel 6.12 unpacks one)")
+        with tempfile.TemporaryDirectory() as d:
+            r = subprocess.run(["make", "-C", src, f"O={d}", "ARCH=x86_64", "tinyconfig"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.assertEqual(r.returncode, 0)
+            resolve = cb.olddefconfig(src, "x86_64", d)
+            with open(os.path.join(d, ".config")) as f:
+                good = resolve(dict(ln.strip()[7:].split("=", 1) for ln in f
+                                    if ln.startswith("CONFIG_")))
+            # KVM in both; B adds KVM_AMD (which needs CPU_SUP_AMD) and
+            # options that do not matter.
+            good = resolve(dict(good, VIRTUALIZATION="y", KVM="y", X86_LOCAL_APIC="y"))
+            self.assertEqual(good.get("KVM"), "y")
+            more = {"KVM_AMD": "y", "CPU_SUP_AMD": "y", "PRINTK": "y", "TTY": "y",
+                    "BLK_DEV_INITRD": "y", "SYSFS": "y"}
+            bad = resolve(dict(good, **more))
+            self.assertEqual(bad.get("KVM_AMD"), "y", "the tree's Kconfig keeps KVM_AMD")
+            settable = cb.settable_options(src)
+            self.assertIn("KVM_AMD", settable)
+            self.assertNotIn("KVM_X86", settable)     # def_tristate, no prompt
+            res = cb.bisect(good, bad, resolve, oracle(["KVM_AMD"]), settable=settable)
+            # KVM_AMD, named alone: the options it selects (KVM_X86 and
+            # what that selects) follow it.
+            self.assertEqual(res.options, ["KVM_AMD"], res)
+
+
+class Refusals(unittest.TestCase):
+    def test_base_names(self):
+        self.assertEqual(kvm_config.parse_base("small"), ("small", ""))
+        self.assertEqual(kvm_config.parse_base("debian"), ("debian", ""))
+        self.assertEqual(kvm_config.parse_base("debian:6.12.111+deb12"),
+                         ("debian", "6.12.111+deb12"))
+        for bad in ("fedora", "debian:", "small:6.12", "Debian"):
+            with self.assertRaises(UsageError):
+                kvm_config.parse_base(bad)
+        self.assertEqual(kvm_config.split_configs(["debian", "KVM_SW_PROTECTED_VM=y"]),
+                         ("debian", ["KVM_SW_PROTECTED_VM=y"]))
+        self.assertEqual(kvm_config.split_configs(["A=y"]), ("small", ["A=y"]))
+        with self.assertRaises(UsageError):
+            kvm_config.split_configs(["debian", "small"])
+
+    def test_default_debian_kernel(self):
+        vs = ["6.1.0-53", "6.12.111+deb12", "6.12.113+deb12"]
+        self.assertEqual(kvm_config.debian_kernel_for("", "6.12.113", vs), "6.12.113+deb12")
+        self.assertEqual(kvm_config.debian_kernel_for("6.1.0-53", "6.1.187", vs), "6.1.0-53")
+        with self.assertRaises(UsageError):
+            kvm_config.debian_kernel_for("", "6.1.187", vs)
+
+    def test_command_line(self):
+        kb = [sys.executable, "-m", "kvmbench.kvm_build"]
+        env = dict(os.environ, PYTHONPATH=BENCH)
+        for args in (["--whole", "--src", "/", "--config", "debian", "--config", "small"],
+                     ["--src", "/", "--config", "debian"],
+                     ["--whole", "--src", "/", "--config", "fedora"],
+                     ["--whole", "--src", "/", "--config", "debian:"],
+                     ["--other-version", "--debian-kernel", "6.12"]):
+            r = subprocess.run(kb + args + ["--out", "/nonexistent/x"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self.assertEqual(r.returncode, 2, (args, r.stderr))
+            self.assertNotIn("Traceback", r.stderr)
+        cbc = [sys.executable, "-m", "kvmbench.config_bisect"]
+        with tempfile.NamedTemporaryFile("w", suffix=".config") as f:
+            for args in (["--src", "/", "--good", f.name, "--bad", f.name, "--", "true"],
+                         ["--src", "/", "--good", f.name, "--bad", "/nonexistent", "--",
+                          "true"],
+                         ["--src", "/", "--good", f.name, "--bad", f.name]):
+                r = subprocess.run(cbc + args, env=env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+                self.assertEqual(r.returncode, 2, (args, r.stderr))
+                self.assertNotIn("Traceback", r.stderr)
+
+
+class DebianConfig(unittest.TestCase):
+    def test_keep_for(self):
+        # i915's KVMGT selects KVM_EXTERNAL_WRITE_TRACKING: it comes back
+        # with what it depends on, as Debian has them; what Debian has off
+        # stays off.
+        index = {"KVMGT": ({"I915", "VFIO"}, {"EXT_TRACK"}), "I915": ({"DRM", "X86"}, set()),
+                 "VFIO": (set(), set()), "DRM": ({"OFF"}, set()), "OFF": (set(), set()),
+                 "OTHER": (set(), {"NOT_LOST"})}
+        base = {"KVMGT": "m", "I915": "m", "VFIO": "m", "DRM": "m", "X86": "y",
+                "EXT_TRACK": "y", "OTHER": "m"}
+        got = sorted(kvm_config.keep_for(["EXT_TRACK"], index, base))
+        self.assertEqual(got, [("DRM", "m"), ("I915", "m"), ("KVMGT", "m"), ("VFIO", "m"),
+                               ("X86", "y")])
+
+    def test_lost_builtins(self):
+        base = {"A": "y", "B": "m", "DEBUG_INFO_BTF": "y", "GCC_VERSION": "120200", "C": "y"}
+        self.assertEqual(kvm_config.lost_builtins(base, {"C": "y"}), ["A"])
+        self.assertEqual(kvm_config.lsmod_text(["kvm"]).splitlines()[1], "kvm 0 0")
+
+
+if __name__ == '__main__':
+    if sys.argv[1:] == ['--tap']:
+        sys.exit(tap(sys.modules[__name__], 'config_bisect'))
+    unittest.main(verbosity=2)
