@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 
-from . import build, cli, runner
+from . import build, cli, runner, vm
 from .cli import Parser, Usage
 from .render import Table
 
@@ -275,12 +275,7 @@ def run(c):
         cmd = ['bash', '-c', perf_script(c, 'host')]
         cwd = os.path.join(tests, 'kvm')
     else:
-        cmd = [os.path.join(runner.REPO, 'vm', 'run'), '--arch', c.arch, '--smp', c.vcpus,
-               '--mem', vm_mem(c.size, c.vcpus)] + (
-                   ['--debian-kernel', c.kver] if c.kver else []) + [
-               '--dir', tests, '--timeout', '3000', '--', 'sh', '-c',
-               perf_script(c, 'a VM (vm/run%s)' % (' --debian-kernel ' + c.kver if c.kver
-                                                   else ''))]
+        cmd = vm_cmd(c, tests)
         cwd = None
     sys.stdout.flush()
     p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -292,6 +287,14 @@ def run(c):
     if c.json:
         write_json(c, g, c.json)
     return status
+
+
+def vm_cmd(c, tests):
+    """The vm/run command of the measurement in a VM (vm.run_args)."""
+    return vm.script_args(perf_script(c, 'a VM (vm/run%s)' % (' --debian-kernel ' + c.kver if c.kver
+                                                              else '')),
+                          tests, 3000, c.arch, smp=c.vcpus, mem=vm_mem(c.size, c.vcpus),
+                          debian_kernel=c.kver or None)
 
 
 def main(argv):
