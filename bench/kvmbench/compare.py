@@ -14,7 +14,6 @@ import datetime
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 from . import cli, kvm_sides, runner, stats_cli
@@ -331,8 +330,9 @@ class Compare:
 
     def setup(self):
         c = self.c
-        if not runner.ensure(c.arch, 'python3', 'gnuplot-nox'):
+        if not runner.ensure(c.arch, 'python3', 'python3-matplotlib'):
             raise Failed()
+        runner.debian_module('matplotlib', 'python3-matplotlib')   # its path (own python3)
         if c.mode in kvm_sides.MODES:
             try:
                 kvm_sides.build(c, self.out)
@@ -519,12 +519,7 @@ class Compare:
             return 1
         if rc:
             return 1
-        gp = res.path('plot.gp')
-        if os.path.isfile(gp) and shutil.which('gnuplot') and subprocess.run(
-                ['gnuplot', 'plot.gp'], cwd=self.out).returncode == 0:
-            for f in os.listdir(self.out):
-                if f.startswith('plot.') and f.endswith('.dat') or f == 'plot.gp':
-                    os.remove(res.path(f))
+        if os.path.isfile(res.path('plot.png')):
             print('plot: %s' % res.path('plot.png'))
         print('comparison: %s' % res.path('compare.json'))
         if c.mode in kvm_sides.MODES or c.table:
