@@ -125,7 +125,7 @@ class BisectOptions(unittest.TestCase):
         self.assertEqual(str(e.exception), "unknown option 'x' (-h for help)")
         c = bisect.parse(['--kvm-modules', '--baseline', '6.1', '--smp', '2', '--clock', 'tcg']
                          + base)
-        self.assertEqual((c.kvm_modules, c.kvm_kernel, c.smp, c.clock), (True, '6.12', '2', 'tcg'))
+        self.assertEqual((c.kvm_modules, c.kvm_kernel, c.smp, c.clock), (True, '6.12', 2, 'tcg'))
         with Quiet():
             self.assertEqual(bisect.main(['--kernel-file', '/nonexistent', '--', 'guest_print_test']), 125)
             self.assertEqual(bisect.main(['--runs', '1']), bisect.USAGE)

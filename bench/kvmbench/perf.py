@@ -74,6 +74,7 @@ def parse(argv):
     for n in (c.vcpus, c.readers, c.iterations):
         if not re.fullmatch(r'[1-9][0-9]*', n):
             raise Usage("not a positive number: '%s'" % n)
+    c.vcpus, c.readers, c.iterations = int(c.vcpus), int(c.readers), int(c.iterations)
     if not re.fullmatch(r'[1-9][0-9]*[KMG]?', c.size):
         raise Usage("bad --size '%s'" % c.size)
     if c.json:
@@ -226,8 +227,8 @@ def write_json(c, g, path):
     doc = {'tool': PROG,
            'date': datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ'),
            'where': c.where, 'kvm': g.where or '',
-           'options': {'arch': c.arch, 'size': c.size, 'vcpus': int(c.vcpus),
-                       'readers': int(c.readers), 'iterations': int(c.iterations)},
+           'options': {'arch': c.arch, 'size': c.size, 'vcpus': c.vcpus,
+                       'readers': c.readers, 'iterations': c.iterations},
            'runs': runs}
     with open(path, 'w') as f:
         json.dump(doc, f, indent=1)
