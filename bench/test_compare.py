@@ -69,6 +69,19 @@ class CompareOptions(unittest.TestCase):
         self.assertEqual((c.arch, c.runs, c.clock, c.smp), ('arm64', 8, 'icount', 1))
         c = compare.parse(['--arch', 'x86_64', '--smp', '4', '--options', '', '', '--', 'guest_print_test'])
         self.assertEqual(c.clock, 'tcg')
+        # The numbers typed once (compare.number): floats, --hugepages an int.
+        c = compare.parse(['--until', '2.5', '--budget', '1.5', '--level', '10', '--hugepages',
+                           '3', '--options', '', '', '--', 'guest_print_test'])
+        self.assertEqual((c.until, c.budget, c.budget_s, c.level, c.hugepages),
+                         (2.5, 1.5, 90, 10.0, 3))
+        self.assertIs(type(c.hugepages), int)
+        for argv, msg in ((['--level', '0'], "bad --level '0' (a percentage below 100)"),
+                          (['--level', '100'], "bad --level '100' (a percentage below 100)"),
+                          (['--until', '0'], "bad --until '0' (a percentage)"),
+                          (['--until', '5', '--budget', 'x'], "bad --budget 'x' (minutes)"),
+                          (['--hugepages', '-1'], "bad --hugepages '-1'")):
+            self.assertEqual(self.usage(argv + ['--options', '', '', '--', 'guest_print_test']),
+                             msg, argv)
         self.assertIsNone(compare.parse(['--runs', '1', '-h']))
         # Values as given, even those that start with '-'.
         c = compare.parse(['--options', '', '-n', '--figures', '-', '--', 'guest_print_test', '-h'])
@@ -112,7 +125,7 @@ class BisectOptions(unittest.TestCase):
         self.assertEqual(str(e.exception), "unknown option 'x' (-h for help)")
         c = bisect.parse(['--kvm-modules', '--baseline', '6.1', '--smp', '2', '--clock', 'tcg']
                          + base)
-        self.assertEqual((c.kvm_modules, c.kvm_kernel, c.smp, c.clock), (True, '6.12', '2', 'tcg'))
+        self.assertEqual((c.kvm_modules, c.kvm_kernel, c.smp, c.clock), (True, '6.12', 2, 'tcg'))
         with Quiet():
             self.assertEqual(bisect.main(['--kernel-file', '/nonexistent', '--', 'guest_print_test']), 125)
             self.assertEqual(bisect.main(['--runs', '1']), bisect.USAGE)

@@ -186,6 +186,26 @@ class Client(Server):
         self.assertIn('not done after 0 s: cancelled', done[2]['failure_comment'])
         self.assertEqual(self.fake.cancelled, [2])
 
+    def test_wait_takes_more(self):
+        """more() adds jobs as others end (bench/track --lava), each timed
+        from when the wait took it; queued() hears when all are queued."""
+        self.fake.jobs = {1: ({'id': 1, 'state': 'Finished', 'health': 'Complete'}, []),
+                          2: ({'id': 2, 'state': 'Finished', 'health': 'Incomplete'}, []),
+                          3: ({'id': 3, 'state': 'Submitted', 'health': 'Unknown'}, [])}
+        api = lava.Lava(self.fake.url, TOKEN)
+        todo, asked, seen = [3, 2], [], []
+
+        def more(n):
+            asked.append(n)
+            return [todo.pop()] if todo and n < 1 else []
+        done = api.wait([1], 0, poll=0, more=more, progress=lambda j, job, t: seen.append(j))
+        self.assertEqual((seen, asked[:3], sorted(done)), ([1, 2], [1, 0, 0], [1, 2, 3]))
+        self.assertEqual(done[3]['health'], 'Canceled')
+        self.assertEqual(self.fake.cancelled, [3])
+        with self.assertRaisesRegex(RuntimeError, 'stuck 1'):
+            api.wait([3], 10, poll=0, queued=lambda n: (_ for _ in ()).throw(
+                RuntimeError('stuck %d' % n)))
+
     def test_keep_and_reason(self):
         tests = [case('boot', 'fail', suite=2)]
         tests[0]['metadata'] = 'error_type: Infrastructure\nerror_msg: no console\n'

@@ -20,7 +20,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kvmbench import render, results, stats, stats_cli  # noqa: E402
+from kvmbench import render, results, runner, stats, stats_cli  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 # Fixed noisy samples (drawn once from a log-normal, sigma 0.3, and
@@ -411,6 +411,39 @@ def simulate():
                 print('| %s | %d%% | %+d%% | %s | %.1f%% | %.0f%% | %.1f |' % (
                     name, pct, round((shift - 1) * 100), 'yes' if corrected else 'no',
                     f * 100, w * 100, n))
+
+
+class Plot(unittest.TestCase):
+    """bench/compare's plot (render.write_plot, matplotlib): the PNG of
+    the chosen figures, each row holding exactly the runs it was given."""
+
+    def setUp(self):
+        if runner.debian_module('matplotlib', 'python3-matplotlib') is None:
+            self.skipTest('no matplotlib (python3-matplotlib)')
+
+    def test_png_has_the_series(self):
+        a, b = AA_A, shifted(AA_B, 1.5)
+        fa, fb = Compare().figs(a, b)
+        res, _, _ = stats.compare_figures(fa, fb, Compare.UNITS)
+        self.assertEqual(render.plot_figure(res, ['nothing'], fa, fb, 't'), None)
+        fig = render.plot_figure(res, ['time_ns', 'rate'], fa, fb, 'A/B')
+        axes = fig.get_axes()
+        self.assertEqual([x.get_title().split(' ')[0] for x in axes], ['time_ns', 'rate'])
+        for ax, name in zip(axes, ('time_ns', 'rate')):
+            r = [x for x in res if x['figure'] == name][0]
+            pts, meds = ax.get_lines()[:2], ax.get_lines()[2:]
+            self.assertEqual([list(ln.get_ydata()) for ln in pts], [fa[name], fb[name]])
+            self.assertEqual([ln.get_ydata()[0] for ln in meds],
+                             [r['a']['median'], r['b']['median']])
+            self.assertIn(render.verdict_text(r), ax.get_title())
+        with tempfile.TemporaryDirectory() as d:
+            path = render.write_plot(res, ['time_ns', 'rate'], fa, fb, os.path.join(d, 'plot'),
+                                     'A/B')
+            self.assertEqual(path, os.path.join(d, 'plot.png'))
+            with open(path, 'rb') as f:
+                self.assertEqual(f.read(8), b'\x89PNG\r\n\x1a\n')
+            import matplotlib.image
+            self.assertEqual(matplotlib.image.imread(path).shape[:2], (340, 720))
 
 
 class Json(unittest.TestCase):

@@ -17,7 +17,7 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import stats, stats_cli, tables  # noqa: E402
+from kvmbench import runner, stats, stats_cli, tables  # noqa: E402
 from kvmbench.tables import common, dirty, nesting, noise, notify, paging, two_kernels  # noqa: E402
 from kvmbench.errors import UsageError  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
@@ -67,6 +67,23 @@ class Recorded(unittest.TestCase):
         a = parsed('eventfd', '--runs', '1', '--pairs', '1 2', '--events', '200')
         got = notify.ev_table(a, data('eventfd.raw'), data('eventfd.raw').split('\n')[0][6:])[0]
         self.assertEqual('\n'.join(got) + '\n', data('eventfd.table'))
+
+    def test_eventfd_plot(self):
+        """--plot (matplotlib): a line a wait and side, holding the table's medians."""
+        if runner.debian_module('matplotlib', 'python3-matplotlib') is None:
+            self.skipTest('no matplotlib (python3-matplotlib)')
+        a = parsed('eventfd', '--runs', '1', '--pairs', '1 2', '--events', '200')
+        _, rows = notify.ev_table(a, data('eventfd.raw'), 'here')
+        lines = notify.ev_figure(rows, 'here').get_axes()[0].get_lines()
+        self.assertEqual(len(lines), 2 * len(notify.EV_WAITS))
+        for i, ln in enumerate(lines):
+            self.assertEqual(list(ln.get_xdata()), [1.0, 2.0])
+            self.assertEqual(list(ln.get_ydata()), [float(r.split()[1 + i]) for r in rows])
+        with tempfile.TemporaryDirectory() as d:
+            a.plot = os.path.join(d, 'ev.png')
+            self.assertEqual(notify.ev_plot(a, rows, 'here'), ['plot: ' + a.plot])
+            with open(a.plot, 'rb') as f:
+                self.assertEqual(f.read(8), b'\x89PNG\r\n\x1a\n')
 
 
 DP = '''RESULT test=demand_paging readers=1 wake=epoll host_only=0 rate=100 exits=40 pf_taken=8

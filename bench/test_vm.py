@@ -14,7 +14,8 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import build, fetch, initramfs, lavajobs, runner, vm  # noqa: E402
+from kvmbench import build, fetch, initramfs, lavajobs, perf, runner, track, vm  # noqa: E402
+from kvmbench.tables import common as tables_common  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 from testkit import Quiet, fake_tree  # noqa: E402
 
@@ -135,6 +136,61 @@ class VmRun(unittest.TestCase):
         p = subprocess.run([run, '--help'], stdout=subprocess.PIPE, text=True)
         self.assertEqual((p.returncode, p.stdout), (0, vm.USAGE))
         self.assertIs(runner.check_cpu, vm.check_cpu)
+
+
+class BuiltCommands(unittest.TestCase):
+    """What the programs build for vm/run (runner, track, perf, tables,
+    all through vm.run_args) is what vm/run's own parser takes, with the
+    settings they meant."""
+
+    def parsed(self, cmd, script_has):
+        self.assertEqual(cmd[0], os.path.join(vm.VM_DIR, 'run'))
+        a = vm.parse(cmd[1:], host='x86_64')
+        self.assertEqual(a.cmd[:2], ['sh', '-c'])
+        self.assertIn(script_has, a.cmd[2])
+        return a
+
+    def test_runner_vm(self):
+        v = runner.VM('demand_paging_test', ['--arch', 'x86_64', '--smp', '1', '--mem', '2G',
+                                             '--hugepages', '0'], {},
+                      {'a': '/tests/a/kvm', 'b': '/tests/b/kvm'}, 60, False)
+        runs = [runner.Run('a', 0, 1, ['-b', '16M']), runner.Run('b', 0, 0, ['-b', '16M'])]
+        a = self.parsed(v.command(runs, '/t', 900, ['--debian-kernel', '6.12']),
+                        "bench_run b 0 0 /tests/b/kvm '-b' '16M'")
+        self.assertEqual((a.arch, a.smp, a.mem, a.dir, a.timeout, a.debian_kernel),
+                         ('x86_64', 1, '2G', '/t', 900, '6.12'))
+
+    def test_track(self):
+        cmds = track.commands(track.parser().parse_args(['--commands', 'dp']))
+        targs = track.parser().parse_args(['--mem', '1G'])
+        targs.tests, targs.run_timeout = {'arm64': '/t'}, 60
+        k = track.Kernel('6.1', ['--debian-kernel', '6.1'])
+        a = self.parsed(track.vm_cmd(k, 'arm64', cmds, [0, 1], targs),
+                        "BENCH_TEST='demand_paging_test' bench_run c0 1 0 /tests/kvm")
+        self.assertEqual((a.arch, a.smp, a.mem, a.dir, a.timeout, a.debian_kernel),
+                         ('arm64', 1, '1G', '/t', 60 * 5, '6.1'))
+
+    def test_perf(self):
+        c = perf.parse(['--arch', 'x86_64', '--vcpus', '2', '--debian-kernel', '6.12'])
+        a = self.parsed(perf.vm_cmd(c, '/t'), 'a VM (vm/run --debian-kernel 6.12)')
+        self.assertEqual((a.smp, a.mem, a.dir, a.timeout, a.debian_kernel),
+                         (2, perf.vm_mem(c.size, c.vcpus), '/t', 3000, '6.12'))
+
+    def test_tables(self):
+        seen = []
+
+        def fake_run(cmd, **kw):
+            seen.append(cmd)
+            return subprocess.CompletedProcess(cmd, 0, b'out')
+        real = tables_common.build, tables_common.subprocess.run
+        tables_common.build, tables_common.subprocess.run = (lambda arch: '/t'), fake_run
+        try:
+            self.assertEqual(tables_common.vm_run(tables_common.guest_run('x_test', 30),
+                                                  ['--smp', '4'], 700), 'out')
+        finally:
+            tables_common.build, tables_common.subprocess.run = real
+        a = self.parsed(seen[0], 'bench_watch 30 /tmp/out ./x_test "$@"')
+        self.assertEqual((a.arch, a.smp, a.dir, a.timeout), ('x86_64', 4, '/t', 700))
 
 
 class Fetch(unittest.TestCase):

@@ -162,7 +162,7 @@ unit_tests() {	# bench/test_*.py --tap, renumbered into this TAP
 	done
 }
 
-if ! { ensure_build_deps x86_64 && ensure_packages python3 gnuplot-nox; }; then
+if ! { ensure_build_deps x86_64 && ensure_packages python3 python3-matplotlib; }; then
 	echo "verdict_tests.sh: set-up failed" >&2
 	exit 1
 fi

@@ -18,7 +18,8 @@ runs stats_cli.py.  The layers, each usable alone:
   runner     where runs happen: Run (side, index, warm-up, arguments) and
              the backends that run a list of them and file each: Host (a
              subprocess a run, killed on timeout) and VM (one vm/run boot,
-             the kernel a side names; guest.sh is its shell); the VM's
+             the kernel a side names; guest.sh is its shell,
+             guest_sh() the one builder of it: runner, track, tables); the VM's
              clock and the host's shell helper (vm/host-kvm.sh)
   build      the suite's build, the one place for it: arch names and
              build/ directories, the build's Debian packages and the one
@@ -35,8 +36,10 @@ runs stats_cli.py.  The layers, each usable alone:
   initramfs  what vm/run puts in the guest: busybox, the tests, KVM's
              modules in load order, /etc/vmrun/conf; the host's tools
   vm         vm/run's options, checks, default build, accelerator,
-             kernel and initramfs, then the boot; run_args() builds a
-             vm/run command
+             kernel and initramfs, then the boot; run_args() (and
+             script_args() for a guest shell) builds every vm/run command
+             Python runs (runner, track, perf, tables, lavajobs), parse()
+             reads it back
   boot       vm/run's boot: the emulator (a table of operations per
              emulator: QEMU, Bochs), the console filter, the timeouts,
              the exit status, no emulator left behind

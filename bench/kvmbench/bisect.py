@@ -175,13 +175,14 @@ def parse(argv):
     c.smp = c.smp or ('1' if c.clock == 'icount' else '2')
     if not re.fullmatch(r'[1-9][0-9]*', c.smp):
         raise Usage("bad --smp '%s'" % c.smp)
+    c.smp = int(c.smp)
     c.arch = vm_size(c.arch, c.mem)
     check_test(c.test, c.arch)
     why = runner.check_cpu(c.cpu, c.arch)
     if why:
         raise Usage(why)
     try:
-        c.env = runner.clock_env(c.clock, int(c.smp))
+        c.env = runner.clock_env(c.clock, c.smp)
     except ValueError as e:
         raise Usage(str(e))
     side = c.baseline[-2:] if re.search(':[ab]$', c.baseline) else ''
@@ -272,7 +273,7 @@ class Bisect:
             spec, vm_args = ' '.join(spec), spec
         info('booting %s for %s (%d runs and a warm-up)' % (spec, side.upper(), n))
         vmrun = ['--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
-            '--smp', c.smp, '--mem', c.mem]
+            '--smp', str(c.smp), '--mem', c.mem]
         vm = runner.VM(c.test, vmrun, c.env, {'a': '/tests/kvm', 'b': '/tests/kvm'},
                        RUN_TIMEOUT, False)
         rc = vm.run(runs, self.results, self.dir, RUN_TIMEOUT * (n + 2), vm_args)
@@ -377,7 +378,7 @@ class Bisect:
         return ['--out', os.path.join(self.out, 'step'), '--baseline', c.baseline,
                 '--figure', c.figure, '--threshold', c.threshold, '--runs', str(c.runs),
                 '--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
-                '--smp', c.smp, '--mem', c.mem] + (
+                '--smp', str(c.smp), '--mem', c.mem] + (
                     ['--clock', c.clock_arg] if c.clock_arg else []) + (
                     ['--debian-kernel', c.kvm_kernel] if c.kvm_kernel else []) + (
                     ['--kvm-src', c.kvm_src] if c.kvm_src else []) + [

@@ -14,7 +14,6 @@ import datetime
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 from . import cli, kvm_sides, runner, stats_cli
@@ -115,6 +114,18 @@ def positive(name, v):
     if not re.fullmatch(r'[1-9][0-9]*', v):
         raise Usage("%s must be a positive number: '%s'" % (name, v))
     return int(v)
+
+
+DECIMAL = r'[0-9]+([.][0-9]+)?'
+
+
+def number(opt, text, pattern, why, zero=False):
+    """compare's one conversion of a number: @text of @opt as a float, if
+    it matches @pattern (and is not '0' unless @zero), else Usage "bad OPT
+    'TEXT' (WHY)"."""
+    if not re.fullmatch(pattern, text) or (text == '0' and not zero):
+        raise Usage("bad %s '%s'%s" % (opt, text, ' (%s)' % why if why else ''))
+    return float(text)
 
 
 class Config:
@@ -223,14 +234,10 @@ def parse(argv):
         cli.check_out('--out', c.out)
     for opt in ('runs', 'smp', 'per_boot', 'run_timeout', 'max_runs'):
         setattr(c, opt, positive('--' + opt.replace('_', '-'), getattr(c, opt)))
-    if not re.fullmatch(r'[0-9]{1,2}([.][0-9]+)?', c.level) or c.level == '0':
-        raise Usage("bad --level '%s' (a percentage below 100)" % c.level)
-    c.level = float(c.level)
-    if c.until and (not re.fullmatch(r'[0-9]+([.][0-9]+)?', c.until) or c.until == '0'):
-        raise Usage("bad --until '%s' (a percentage)" % c.until)
-    if not re.fullmatch(r'[0-9]+([.][0-9]+)?', c.budget):
-        raise Usage("bad --budget '%s' (minutes)" % c.budget)
-    c.budget_s = int(float(c.budget) * 60 + 0.5)
+    c.level = number('--level', c.level, r'[0-9]{1,2}([.][0-9]+)?', 'a percentage below 100')
+    c.until = c.until and number('--until', c.until, DECIMAL, 'a percentage')
+    c.budget = number('--budget', c.budget, DECIMAL, 'minutes', zero=True)
+    c.budget_s = int(c.budget * 60 + 0.5)
     if not c.until and c.budget_s:
         raise Usage('--budget goes with --until')
     if c.until and c.max_runs < c.runs:
@@ -241,8 +248,7 @@ def parse(argv):
                        opt='--max-runs' if c.until else '--runs')
     if why:
         raise Usage(why)
-    if not re.fullmatch(r'[0-9]+', c.hugepages):
-        raise Usage("bad --hugepages '%s'" % c.hugepages)
+    c.hugepages = int(number('--hugepages', c.hugepages, r'[0-9]+', '', zero=True))
     if c.where not in ('auto', 'host', 'vm'):
         raise Usage("bad --where '%s' (auto, host or vm)" % c.where)
     if boots(c) and c.where == 'host':
@@ -331,8 +337,9 @@ class Compare:
 
     def setup(self):
         c = self.c
-        if not runner.ensure(c.arch, 'python3', 'gnuplot-nox'):
+        if not runner.ensure(c.arch, 'python3', 'python3-matplotlib'):
             raise Failed()
+        runner.debian_module('matplotlib', 'python3-matplotlib')   # its path (own python3)
         if c.mode in kvm_sides.MODES:
             try:
                 kvm_sides.build(c, self.out)
@@ -378,7 +385,7 @@ class Compare:
                                        c.run_timeout, c.profile, os.path.join(self.out, 'tmp'))
         else:
             vmrun = ['--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
-                '--smp', str(c.smp), '--mem', c.mem, '--hugepages', c.hugepages]
+                '--smp', str(c.smp), '--mem', c.mem, '--hugepages', str(c.hugepages)]
             # A boot runs one side: its tests are /tests/kvm (--kernels,
             # whole kernels with their trees' uapi); one boot of both
             # sides has B's in /tests/kvm-b.
@@ -450,7 +457,7 @@ class Compare:
                 os.rmdir(self.out)
             raise
         info('A: %s, B: %s; %s %s; %d runs each%s, %s' % (
-            describe(c, c.spec_a), describe(c, c.spec_b), c.test, ' '.join(c.args), c.runs, ' and more until +-%s%%' % c.until if c.until else '',
+            describe(c, c.spec_a), describe(c, c.spec_b), c.test, ' '.join(c.args), c.runs, ' and more until +-%g%%' % c.until if c.until else '',
             "on this host's /dev/kvm" if self.on_host else 'in the %s VM' % c.arch))
         looks = look_schedule(c.runs, c.max_runs) if c.until else [c.runs]
         self.results = Results(self.out, PROG, start)
@@ -460,7 +467,7 @@ class Compare:
         for n in looks:
             want = self.units(n)
             if over_budget(int(runner.now() - run_start), done_units, want, c.budget_s):
-                until_text = 'stopped by --budget %s min before look %d (%d runs a side)' % (
+                until_text = 'stopped by --budget %g min before look %d (%d runs a side)' % (
                     c.budget, look + 1, n)
                 break
             self.run_batch(done_units, want - done_units)
@@ -468,12 +475,12 @@ class Compare:
             if not c.until:
                 break
             _, line = stats_cli.until_line(self.results.path('a'), self.results.path('b'),
-                                           float(c.until), len(looks), c.level)
+                                           c.until, len(looks), c.level)
             info('look %d of %d: %s' % (look, len(looks), line))
             if ' resolved=yes ' in line:
-                until_text = 'resolved to +-%s%% at look %d of %d' % (c.until, look, len(looks))
+                until_text = 'resolved to +-%g%% at look %d of %d' % (c.until, look, len(looks))
                 break
-            until_text = 'not resolved to +-%s%% after the last look (--max-runs %d)' % (
+            until_text = 'not resolved to +-%g%% after the last look (--max-runs %d)' % (
                 c.until, c.max_runs)
         return self.report(start, run_start, looks, until_text)
 
@@ -519,12 +526,7 @@ class Compare:
             return 1
         if rc:
             return 1
-        gp = res.path('plot.gp')
-        if os.path.isfile(gp) and shutil.which('gnuplot') and subprocess.run(
-                ['gnuplot', 'plot.gp'], cwd=self.out).returncode == 0:
-            for f in os.listdir(self.out):
-                if f.startswith('plot.') and f.endswith('.dat') or f == 'plot.gp':
-                    os.remove(res.path(f))
+        if os.path.isfile(res.path('plot.png')):
             print('plot: %s' % res.path('plot.png'))
         print('comparison: %s' % res.path('compare.json'))
         if c.mode in kvm_sides.MODES or c.table:

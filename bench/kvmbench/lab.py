@@ -20,7 +20,9 @@ from . import build, cli, lava
 from .cli import Parser, Usage
 
 STATE = os.environ.get('LAVA_LAB_DIR', '/var/lib/kvm-selftests-lava')
-PACKAGES = ('lava-server', 'lava-dispatcher', 'lava-common', 'lavacli', 'postgresql',
+# No lavacli: the jobs go through LAVA's REST API (kvmbench.lava), which
+# submits, waits with a timeout, cancels and reads results in one place.
+PACKAGES = ('lava-server', 'lava-dispatcher', 'lava-common', 'postgresql',
             'qemu-system-x86', 'qemu-system-arm')
 USER = 'kvmlab'
 WORKER = 'kvmlab-worker'

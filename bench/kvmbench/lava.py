@@ -154,27 +154,42 @@ class Lava:
     def job(self, jid):
         return self.get('jobs/%d/' % jid)
 
-    def wait(self, jids, timeout, poll=5, progress=None):
-        """Wait until every job of @jids ended (or @timeout s); {id: job}."""
+    def wait(self, jids, timeout, poll=5, progress=None, more=None, queued=None):
+        """The one LAVA wait loop: until every job of @jids ended, and those
+        more(n) adds (called each round with the n still waited for: new
+        ids, [] for none); each job cancelled when not ended @timeout s
+        after the wait took it (its health Canceled).  progress(id, job,
+        secs) when one ends; queued(n) when all n waited for are still
+        queued (it may raise).  {id: job}."""
         t0, done = time.time(), {}
-        while len(done) < len(jids):
-            for j in jids:
-                if j in done:
-                    continue
+        since = dict.fromkeys(jids, t0)
+        while True:
+            if more:
+                for j in more(len(since) - len(done)):
+                    since[j] = time.time()
+            left = [j for j in since if j not in done]
+            if not left:
+                break
+            waiting = 0
+            for j in left:
                 job = self.job(j)
                 if job.get('state') == 'Finished':
                     done[j] = job
                     if progress:
-                        progress(j, job, time.time() - t0)
-            if len(done) < len(jids):
-                if time.time() - t0 > timeout:
-                    for j in jids:
-                        if j not in done:
-                            self.cancel(j)
-                            done[j] = dict(self.job(j), health='Canceled',
-                                           failure_comment='not done after %d s: cancelled'
-                                           % timeout)
-                    break
+                        progress(j, job, time.time() - since[j])
+                else:
+                    waiting += job.get('state') == 'Submitted'
+            left = [j for j in left if j not in done]
+            if not left:
+                continue
+            if queued and waiting == len(left):
+                queued(waiting)
+            late = [j for j in left if time.time() - since[j] > timeout]
+            for j in late:
+                self.cancel(j)
+                done[j] = dict(self.job(j), health='Canceled',
+                               failure_comment='not done after %d s: cancelled' % timeout)
+            if not late:
                 time.sleep(poll)
         return done
 

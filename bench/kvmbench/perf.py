@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 
-from . import build, cli, runner
+from . import build, cli, runner, vm
 from .cli import Parser, Usage
 from .render import Table
 
@@ -74,6 +74,7 @@ def parse(argv):
     for n in (c.vcpus, c.readers, c.iterations):
         if not re.fullmatch(r'[1-9][0-9]*', n):
             raise Usage("not a positive number: '%s'" % n)
+    c.vcpus, c.readers, c.iterations = int(c.vcpus), int(c.readers), int(c.iterations)
     if not re.fullmatch(r'[1-9][0-9]*[KMG]?', c.size):
         raise Usage("bad --size '%s'" % c.size)
     if c.json:
@@ -226,8 +227,8 @@ def write_json(c, g, path):
     doc = {'tool': PROG,
            'date': datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ'),
            'where': c.where, 'kvm': g.where or '',
-           'options': {'arch': c.arch, 'size': c.size, 'vcpus': int(c.vcpus),
-                       'readers': int(c.readers), 'iterations': int(c.iterations)},
+           'options': {'arch': c.arch, 'size': c.size, 'vcpus': c.vcpus,
+                       'readers': c.readers, 'iterations': c.iterations},
            'runs': runs}
     with open(path, 'w') as f:
         json.dump(doc, f, indent=1)
@@ -275,12 +276,7 @@ def run(c):
         cmd = ['bash', '-c', perf_script(c, 'host')]
         cwd = os.path.join(tests, 'kvm')
     else:
-        cmd = [os.path.join(runner.REPO, 'vm', 'run'), '--arch', c.arch, '--smp', c.vcpus,
-               '--mem', vm_mem(c.size, c.vcpus)] + (
-                   ['--debian-kernel', c.kver] if c.kver else []) + [
-               '--dir', tests, '--timeout', '3000', '--', 'sh', '-c',
-               perf_script(c, 'a VM (vm/run%s)' % (' --debian-kernel ' + c.kver if c.kver
-                                                   else ''))]
+        cmd = vm_cmd(c, tests)
         cwd = None
     sys.stdout.flush()
     p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -292,6 +288,14 @@ def run(c):
     if c.json:
         write_json(c, g, c.json)
     return status
+
+
+def vm_cmd(c, tests):
+    """The vm/run command of the measurement in a VM (vm.run_args)."""
+    return vm.script_args(perf_script(c, 'a VM (vm/run%s)' % (' --debian-kernel ' + c.kver if c.kver
+                                                              else '')),
+                          tests, 3000, c.arch, smp=c.vcpus, mem=vm_mem(c.size, c.vcpus),
+                          debian_kernel=c.kver or None)
 
 
 def main(argv):

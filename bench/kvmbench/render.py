@@ -3,7 +3,7 @@
 
 The verdict table of bench/compare (print_table: two rows a figure, the
 verdict on B's), the VERDICT and PROFILE lines scripts read, the kernel
-profile's table, the gnuplot plot, and Table: rows rendered as Markdown
+profile's table, the plot (matplotlib), and Table: rows rendered as Markdown
 or as aligned plain text, for tables that go into documents and mails.
 """
 import math
@@ -158,42 +158,48 @@ def default_plot(results):
     return [r['figure'] for r in timing[:4]]
 
 
-def write_plot(results, figures, a_figs, b_figs, prefix, title):
-    """Data and a gnuplot script drawing both distributions of each
-    chosen figure (each run a point, the medians as bars); returns the
-    script's path."""
+def plot_figure(results, figures, a_figs, b_figs, title):
+    """A matplotlib figure drawing both distributions of each chosen
+    figure (a row each: every run a point, A blue, B red, the medians
+    dashed), or None if none of @figures is in @results.  ImportError
+    without matplotlib (Debian's python3-matplotlib)."""
     chosen = [r for r in results if r['figure'] in figures]
     if not chosen:
         return None
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
     rows = len(chosen)
-    script = [
-        'set terminal pngcairo size 720,%d font ",9"' % (150 * rows + 40),
-        "set output '%s.png'" % prefix, 'set termoption noenhanced',
-        'set multiplot layout %d,1 title "%s" margins 0.14,0.97,%.3f,%.3f spacing 0,0.16'
-        % (rows, title.replace('"', "'"), 20.0 / (150 * rows + 40), 1 - 40.0 / (150 * rows + 40)),
-        'set xrange [0.4:2.6]', 'set xtics ("A" 1, "B" 2)', 'unset key',
-    ]
-    for i, r in enumerate(chosen):
-        data = '%s.%d.dat' % (prefix, i)
-        with open(data, 'w') as f:
-            for x, vals in ((1, a_figs[r['figure']]), (2, b_figs[r['figure']])):
-                for j, v in enumerate(vals):
-                    jit = ((j * 7919) % 21 - 10) / 60.0
-                    f.write('%g %r\n' % (x + jit, v))
-                f.write('\n\n')
-        script += [
-            'set title "%s (%s): %s" offset 0,-0.5' % (r['figure'], r['unit'],
-                                                     verdict_text(r)),
-            'set ylabel "%s"' % r['unit'],
-            'plot "%s" index 0 with points pt 7 ps 0.6 lc rgb "#1f77b4", '
-            '"%s" index 1 with points pt 7 ps 0.6 lc rgb "#d62728", '
-            '%r with lines lc rgb "#1f77b4" dt 2, %r with lines lc rgb "#d62728" dt 2'
-            % (data, data, r['a']['median'], r['b']['median']),
-        ]
-    script.append('unset multiplot')
-    path = prefix + '.gp'
-    with open(path, 'w') as f:
-        f.write('\n'.join(script) + '\n')
+    fig, axes = plt.subplots(rows, 1, figsize=(7.2, (150 * rows + 40) / 100.0), dpi=100,
+                             squeeze=False)
+    fig.suptitle(title, fontsize=9)
+    for ax, r in zip(axes[:, 0], chosen):
+        for x, vals, colour in ((1, a_figs[r['figure']], '#1f77b4'),
+                                (2, b_figs[r['figure']], '#d62728')):
+            ax.plot([x + ((j * 7919) % 21 - 10) / 60.0 for j in range(len(vals))], vals, 'o',
+                    ms=3, color=colour)
+        for side, colour in (('a', '#1f77b4'), ('b', '#d62728')):
+            ax.axhline(r[side]['median'], color=colour, ls='--', lw=1)
+        ax.set_xlim(0.4, 2.6)
+        ax.set_xticks([1, 2])
+        ax.set_xticklabels(['A', 'B'])
+        ax.set_title('%s (%s): %s' % (r['figure'], r['unit'], verdict_text(r)), fontsize=8)
+        ax.set_ylabel(r['unit'], fontsize=8)
+        ax.tick_params(labelsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def write_plot(results, figures, a_figs, b_figs, prefix, title):
+    """plot_figure's PNG as @prefix.png; its path, or None (no figure
+    chosen; ImportError without matplotlib)."""
+    fig = plot_figure(results, figures, a_figs, b_figs, title)
+    if fig is None:
+        return None
+    import matplotlib.pyplot as plt
+    path = prefix + '.png'
+    fig.savefig(path, format='png')
+    plt.close(fig)
     return path
 
 

@@ -178,16 +178,26 @@ def clock_env(clock, smp):
     raise ValueError("bad --clock '%s' (icount or tcg)" % clock)
 
 
+def guest_sh(*lines):
+    """The one guest-shell builder (runner, track, tables): guest.sh's
+    functions, then @lines, one a line."""
+    with open(GUEST_SH) as f:
+        return '\n'.join([f.read()] + list(lines)) + '\n'
+
+
+def bench_run_line(side, idx, warm, where, args, test=None):
+    """guest.sh's bench_run line for one run of ./TEST @args in @where
+    (BENCH_TEST=@test for this run alone if given)."""
+    return '%sbench_run %s %s %d %s %s' % ("BENCH_TEST='%s' " % test if test else '', side, idx,
+                                           warm, where, shquote(args))
+
+
 def guest_script(test, timeout, profile, runs, dirs):
     """The guest's shell for @runs of ./@test, each side's tests in
     dirs[side]: guest.sh and one bench_run line a run."""
-    with open(GUEST_SH) as f:
-        lines = [f.read(), "BENCH_TEST='%s' BENCH_TIMEOUT=%d BENCH_PROFILE='%s'" %
-                 (test, timeout, '1' if profile else '')]
-    for r in runs:
-        lines.append('bench_run %s %s %d %s %s' % (r.side, r.idx, r.warm, dirs[r.side],
-                                                    shquote(r.args)))
-    return '\n'.join(lines) + '\n'
+    return guest_sh("BENCH_TEST='%s' BENCH_TIMEOUT=%d BENCH_PROFILE='%s'" %
+                    (test, timeout, '1' if profile else ''),
+                    *(bench_run_line(r.side, r.idx, r.warm, dirs[r.side], r.args) for r in runs))
 
 def task_stacks(pid):
     """HANG lines for each thread of @pid: its name, state, wait channel
@@ -273,17 +283,20 @@ class VM:
         self.test, self.vmrun, self.env, self.dirs = test, vmrun, env, dirs
         self.timeout, self.profile = timeout, profile
 
+    def command(self, runs, tests_dir, vm_timeout, kernel=()):
+        """The vm/run command of one boot running @runs (vm.run_args)."""
+        return _vm.script_args(guest_script(self.test, self.timeout, self.profile, runs, self.dirs),
+                               tests_dir, vm_timeout, args=self.vmrun + list(kernel))
+
     def run(self, runs, results, tests_dir, vm_timeout, kernel=()):
         """One boot running @runs with @tests_dir as /tests: vm/run's status."""
-        script = guest_script(self.test, self.timeout, self.profile, runs, self.dirs)
         env = dict(os.environ)
         for k, v in self.env.items():
             if v is None:
                 env.pop(k, None)
             else:
                 env[k] = v
-        cmd = [os.path.join(REPO, 'vm', 'run')] + self.vmrun + list(kernel) + [
-            '--dir', tests_dir, '--timeout', str(vm_timeout), '--', 'sh', '-c', script]
+        cmd = self.command(runs, tests_dir, vm_timeout, kernel)
         sys.stderr.flush()
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env,
                              text=True, errors='replace')

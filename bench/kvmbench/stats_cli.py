@@ -67,9 +67,14 @@ def cmd_compare(args):
                        'samples': {'a': a_figs, 'b': b_figs}}, f, indent=1)
     if args.plot:
         figs = args.figures.split(',') if args.figures else default_plot(results)
-        gp = write_plot(results, figs, a_figs, b_figs, args.plot, args.title or '')
-        if gp:
-            print('plot script: %s' % gp, file=sys.stderr)
+        try:
+            png = write_plot(results, figs, a_figs, b_figs, args.plot, args.title or '')
+        except ImportError:
+            print('no plot: matplotlib is missing (apt-get install python3-matplotlib)',
+                  file=sys.stderr)
+        else:
+            if png:
+                print('plot: %s' % png, file=sys.stderr)
     return 0
 
 
@@ -204,7 +209,7 @@ def main(argv):
     c.add_argument('a', help='directory of A runs (JSON files)')
     c.add_argument('b', help='directory of B runs')
     c.add_argument('--json', help='write the comparison here')
-    c.add_argument('--plot', help='prefix of the plot files (PREFIX.gp, .png)')
+    c.add_argument('--plot', help='the plot, PREFIX.png (matplotlib)')
     c.add_argument('--figures', help='comma-separated figures to plot')
     c.add_argument('--title', default='')
     c.add_argument('--level', type=float, default=FAMILY_LEVEL * 100,

@@ -299,20 +299,25 @@ def c_figs(cmds):
 
 # ---- runs --------------------------------------------------------------------
 
-GUEST_RUN = "BENCH_TEST='%s' bench_run %s %s %d /tests/kvm %s"
-
-
 def guest_script(cmds, idx, timeout, arch=None):
     """The guest's shell: guest.sh, then a warm-up and the runs @idx of
     every command on @arch (side = the command's position, c0, c1, ...)."""
-    with open(runner.GUEST_SH) as f:
-        lines = [f.read(), 'BENCH_TIMEOUT=%d' % timeout]
+    lines = ['BENCH_TIMEOUT=%d' % timeout]
     for i, c in enumerate(cmds):
-        lines.append(GUEST_RUN % (c.test, 'c%d' % i, 'w', 1, runner.shquote(c.argv(arch))))
+        lines.append(runner.bench_run_line('c%d' % i, 'w', 1, '/tests/kvm', c.argv(arch), c.test))
     for j in idx:
         for i, c in enumerate(cmds):
-            lines.append(GUEST_RUN % (c.test, 'c%d' % i, j, 0, runner.shquote(c.argv(arch))))
-    return '\n'.join(lines) + '\n'
+            lines.append(runner.bench_run_line('c%d' % i, j, 0, '/tests/kvm', c.argv(arch), c.test))
+    return runner.guest_sh(*lines)
+
+
+def vm_cmd(kernel, arch, cmds, idx, a):
+    """The vm/run command of a boot of @kernel running a warm-up and the
+    runs @idx of @cmds (vm.run_args)."""
+    nruns = len(cmds) * (len(idx) + 1)
+    return vm.script_args(guest_script(cmds, idx, a.run_timeout, arch), a.tests[arch],
+                          a.run_timeout * (nruns + 2), arch, smp=1, mem=a.mem,
+                          args=kernel.vm_args)
 
 
 class Store(Results):
@@ -346,14 +351,9 @@ def vm_boot(kernel, arch, cmds, idx, a, db, work, counts, boot):
     """Boot number @boot: @kernel running a warm-up and runs @idx of
     @cmds, each stored as it ends; vm/run's status."""
     res = Store(work, db, kernel.name, arch, cmds, boot, counts)
-    script = guest_script(cmds, idx, a.run_timeout, arch)
     env = dict(os.environ)
     env.update({k: v for k, v in runner.clock_env('icount', 1).items() if v})
-    nruns = len(cmds) * (len(idx) + 1)
-    cmd = [os.path.join(runner.REPO, 'vm', 'run'), '--arch', arch, '--smp', '1',
-           '--mem', a.mem] + kernel.vm_args + [
-        '--dir', a.tests[arch], '--timeout', str(a.run_timeout * (nruns + 2)),
-        '--', 'sh', '-c', script]
+    cmd = vm_cmd(kernel, arch, cmds, idx, a)
     p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env,
                          text=True, errors='replace')
     try:

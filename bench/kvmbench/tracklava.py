@@ -188,23 +188,27 @@ def measure(a, cmds, kernels, db, api):
     info('LAVA at %s: %d %s devices; jobs kept under %s' % (
         jobs.lab, api.ndevices, lavajobs.DEVICE_TYPE, out))
     todo.reverse()
-    while todo or pending:
-        while todo and len(pending) < at_once:
+
+    def more(n):
+        new = []
+        while todo and n + len(new) < at_once:
             rnd, arch, k, idx, _ = todo.pop()
             jid = jobs.submit(rnd, arch, k, idx)
             info('job %d: %s %s, round %d, runs %s' % (jid, arch, k.name, rnd + 1,
                                                        ','.join(map(str, idx))))
             pending[jid] = (k.name, arch, [c.name for c in cmds], idx)
-        queued = 0
-        for jid in sorted(pending):
-            job = api.job(jid)
-            if job.get('state') == 'Finished':
-                jobs.collect(jid, job, *pending.pop(jid))
-            queued += job.get('state') == 'Submitted'
-        if pending and queued == len(pending):
-            stuck(api, jobs.lab, queued)
-        if pending:
-            time.sleep(POLL)
+            new.append(jid)
+        return new
+
+    # A job not ended within its queue (at most at_once jobs over the
+    # devices, so as many rounds ahead of it) and its own limit is cancelled.
+    limit = (minutes(a, cmds, range(a.per_boot)) * 60 + 900) * (
+        -(-at_once // max(1, api.ndevices)) + 1)
+    done = api.wait(sorted(pending), limit, poll=POLL, more=more,
+                    progress=lambda jid, job, secs: jobs.collect(jid, job, *pending.pop(jid)),
+                    queued=lambda n: stuck(api, jobs.lab, n))
+    for jid in sorted(pending):     # cancelled by the wait
+        jobs.collect(jid, done[jid], *pending.pop(jid))
     if not os.listdir(out):
         os.rmdir(out)       # no job: nothing to keep
     return jobs.counts, jobs.per_kernel

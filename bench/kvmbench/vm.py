@@ -10,8 +10,9 @@ initramfs in a work directory (kvmbench.initramfs), then boots
 (kvmbench.boot: the emulator, its console, the exit status) and removes
 the work directory.
 
-Python callers build a command with run_args() and run vm/run; parse()
-is tested without a boot.
+Python callers build every vm/run command with run_args() (script_args()
+for a guest shell) and run vm/run; parse() reads it back, and is tested
+without a boot (test_vm.py: what each program builds parses).
 """
 import argparse
 import os
@@ -377,15 +378,17 @@ def stop(sig, frame):
     raise SystemExit(128 + sig)
 
 
-def run_args(arch=None, kernel=None, tests=None, cmd=(), **opts):
-    """A vm/run command: @arch, a @kernel spec (build.kernel_args), --dir
-    @tests, other options as keywords (smp=4 gives --smp 4; True: a flag),
-    then -- @cmd."""
+def run_args(arch=None, kernel=None, tests=None, cmd=(), args=(), **opts):
+    """The one vm/run command Python builds (parse() reads it back): @arch,
+    a @kernel spec (build.kernel_args), @args (vm/run options already as
+    words: a kernel's, a side's VM), --dir @tests, other options as
+    keywords (smp=4 gives --smp 4; True: a flag), then -- @cmd."""
     out = [os.path.join(VM_DIR, 'run')]
     if arch:
         out += ['--arch', arch]
     if kernel:
         out += build.kernel_args(kernel)
+    out += list(args)
     if tests:
         out += ['--dir', tests]
     for k, v in opts.items():
@@ -394,6 +397,13 @@ def run_args(arch=None, kernel=None, tests=None, cmd=(), **opts):
         elif v not in (None, False):
             out += ['--' + k.replace('_', '-'), str(v)]
     return out + (['--'] + list(cmd) if cmd else [])
+
+
+def script_args(script, tests, timeout, arch=None, args=(), **opts):
+    """run_args() for a boot running the guest shell @script (sh -c) with
+    @tests as /tests, killed after @timeout seconds."""
+    return run_args(arch, tests=tests, args=args, timeout=timeout,
+                    cmd=['sh', '-c', script], **opts)
 
 
 def main(argv):

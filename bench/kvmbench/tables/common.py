@@ -2,12 +2,11 @@
 """kvmbench.tables.common: what every table shares: the option helpers,
 the RESULT lines read into key=value dicts, the build, the guest's
 watchdog and the boot."""
-import os
 import re
 import subprocess
 import sys
 
-from .. import build as _build, runner, stats
+from .. import build as _build, runner, stats, vm
 from ..cli import Usage
 from ..errors import Fail
 from ..stats_cli import median_text
@@ -94,8 +93,7 @@ def guest_watch(test, timeout, out='/tmp/out'):
     """Guest shell lines that run ./TEST "$@" to @out under guest.sh's
     watchdog: after @timeout seconds its threads' kernel stacks are printed
     as HANG lines and it is killed."""
-    with open(runner.GUEST_SH) as f:
-        return f.read() + '  bench_watch %s %s ./%s "$@"\n' % (timeout, out, test)
+    return runner.guest_sh('  bench_watch %s %s ./%s "$@"' % (timeout, out, test))
 
 
 def guest_run(test, timeout):
@@ -117,9 +115,7 @@ def build(arch='x86_64'):
 def vm_run(script, vm_args, timeout, arch='x86_64'):
     """Build, boot vm/run once with @vm_args and run the guest shell
     @script in it: its console output (Fail if vm/run fails)."""
-    tests = build(arch)
-    cmd = [os.path.join(REPO, 'vm', 'run'), '--arch', arch] + list(vm_args) + [
-        '--dir', tests, '--timeout', str(timeout), '--', 'sh', '-c', script]
+    cmd = vm.script_args(script, build(arch), timeout, arch, args=vm_args)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
     text = p.stdout.decode(errors='replace').replace('\r', '')
     if p.returncode:

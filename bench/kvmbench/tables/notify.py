@@ -2,13 +2,10 @@
 """kvmbench.tables.notify: the eventfd table (the notification path)."""
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 
 from .. import runner
 from ..cli import Usage
-from ..errors import Fail
 from .common import (build, common, guest_run, keep, matching, median_word, positive, read_file,
                      records, show_failed, spread, values, vm_run, words)
 
@@ -63,23 +60,45 @@ def ev_table(a, text, where):
     return out, data
 
 
+def number(word):
+    """@word as a float, None if it is not one (a missing median)."""
+    try:
+        return float(word)
+    except ValueError:
+        return None
+
+
+def ev_figure(data, where):
+    """The table's plot (matplotlib): total event/s against the pairs, a
+    line for each wait with KVM (solid) and -H (dashed), log 2 scales;
+    the plot's data rows @data as ev_table gives them."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    rows = [r.split() for r in data]
+    fig, ax = plt.subplots(figsize=(9, 5.6), dpi=100)
+    for i, w in enumerate(EV_WAITS):
+        for col, ls, lw, label in ((1 + 2 * i, '-', 2, '%s KVM' % w),
+                                   (2 + 2 * i, '--', 1, '%s -H' % w)):
+            pts = [(float(r[0]), number(r[col])) for r in rows if number(r[col]) is not None]
+            ax.plot([x for x, _ in pts], [y for _, y in pts], ls=ls, lw=lw, marker='o', ms=3,
+                    label=label)
+    ax.set_xscale('log', base=2)
+    ax.set_yscale('log', base=2)
+    ax.set_title('eventfd_perf_test on %s' % where.replace('"', ''), fontsize=9)
+    ax.set_xlabel('pairs (vCPU + host thread)')
+    ax.set_ylabel('total event/s (median)')
+    ax.grid(True)
+    ax.legend(fontsize=7, loc='center left', bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    return fig
+
+
 def ev_plot(a, data, where):
-    with tempfile.NamedTemporaryFile('w', suffix='.dat') as d:
-        d.write('\n'.join(data) + '\n')
-        d.flush()
-        plots = []
-        for i, w in enumerate(EV_WAITS):
-            plots.append("'%s' using 1:%d with linespoints lw 2 title '%s KVM'" % (d.name, 2 + 2 * i, w))
-            plots.append("'%s' using 1:%d with linespoints dt 2 title '%s -H'" % (d.name, 3 + 2 * i, w))
-        script = ('set terminal pngcairo size 900,560 noenhanced\n'
-                  "set output '%s'\n"
-                  'set title "eventfd_perf_test on %s"\n'
-                  "set xlabel 'pairs (vCPU + host thread)'\n"
-                  "set ylabel 'total event/s (median)'\n"
-                  'set logscale xy 2\nset key outside right\nset grid\n'
-                  'plot %s\n' % (a.plot, where.replace('"', ''), ', '.join(plots)))
-        if subprocess.run(['gnuplot'], input=script, text=True).returncode:
-            raise Fail('gnuplot failed')
+    import matplotlib.pyplot as plt
+    fig = ev_figure(data, where)
+    fig.savefig(a.plot, format='png')
+    plt.close(fig)
     return ['plot: %s' % a.plot]
 
 
@@ -114,7 +133,7 @@ def ev_args(p):
     p.add_argument('--pairs', default='1 2 4 8 16 32', help='vCPU/host-thread pair counts')
     p.add_argument('--events', type=positive, default=1000, help='events a pair (default 1000)')
     p.add_argument('--where', default='host', help="host (this host's /dev/kvm, the default) or vm")
-    p.add_argument('--plot', default='', metavar='FILE.png', help='draw the table with gnuplot')
+    p.add_argument('--plot', default='', metavar='FILE.png', help='draw the table (matplotlib)')
     p.add_argument('--from', dest='from_', default='', metavar='FILE',
                    help='the table of an earlier --raw FILE, without running')
 
@@ -126,5 +145,5 @@ def ev_check(a):
     if not pairs or not all(re.fullmatch(r'[1-9][0-9]*', x) for x in pairs):
         raise Usage("bad --pairs '%s'" % a.pairs)
     a.pairs = pairs
-    if a.plot and not shutil.which('gnuplot'):
-        raise Usage('--plot needs gnuplot (apt-get install gnuplot-nox)')
+    if a.plot and runner.debian_module('matplotlib', 'python3-matplotlib') is None:
+        raise Usage('--plot needs matplotlib (apt-get install python3-matplotlib)')
