@@ -135,6 +135,24 @@ $(patsubst %,$(OUTPUT)/%,$(SINGLE_PROGS)): $(OUTPUT)/%: %.c $(LIBKVM_OBJS) $(HDR
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< $(LIBKVM_OBJS) $(LDLIBS) -o $@
 
+# unit/ioctl_target_test: its wrong uses of the ioctl wrappers (a vCPU
+# for a VM and the other way round, -DWRONG_USE=1..4) must each be
+# refused by the compiler, with the wrappers' message, before the test
+# is built: a build in which one compiles fails.
+$(OUTPUT)/unit/ioctl_target_test: $(OUTPUT)/unit/ioctl_target_test.refused
+$(OUTPUT)/unit/ioctl_target_test.refused: unit/ioctl_target_test.c $(HDRS)
+	@mkdir -p $(@D)
+	@for n in 1 2 3 4; do \
+		if $(CC) $(CFLAGS) $(CPPFLAGS) -DWRONG_USE=$$n -fsyntax-only $< 2>$@.log; then \
+			echo "$<: WRONG_USE=$$n compiles: a wrong ioctl target got through" >&2; \
+			exit 1; \
+		fi; \
+		grep -q 'target is not a struct kvm_v' $@.log || \
+			{ cat $@.log >&2; exit 1; }; \
+	done
+	@touch $@
+EXTRA_CLEAN += $(OUTPUT)/unit/ioctl_target_test.refused $(OUTPUT)/unit/ioctl_target_test.refused.log
+
 # dir_test MAIN: the binary of a test directory, from all its .c files.
 define dir_test
 $(OUTPUT)/$(notdir $(basename $(1))): $(wildcard $(dir $(1))*.c $(dir $(1))*.h) \

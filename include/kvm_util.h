@@ -65,6 +65,7 @@ struct vm_vrange {
 struct kvm_vm {
 	int kvm_fd;
 	int fd;
+	pid_t pid;		/* the creator: KVM answers others with EIO */
 	unsigned long type;
 	enum vm_guest_mode mode;
 	bool private_mem;	/* a VM type with private memory (its shape) */
@@ -119,10 +120,54 @@ struct kvm_vm {
 	__ret;								\
 })
 
-#define __vm_ioctl(vm, cmd, arg)	__kvm_ioctl((vm)->fd, cmd, arg)
-#define vm_ioctl(vm, cmd, arg)		kvm_ioctl((vm)->fd, cmd, arg)
-#define __vcpu_ioctl(vcpu, cmd, arg)	__kvm_ioctl((vcpu)->fd, cmd, arg)
-#define vcpu_ioctl(vcpu, cmd, arg)	kvm_ioctl((vcpu)->fd, cmd, arg)
+/*
+ * A VM's ioctls take a struct kvm_vm, a vCPU's a struct kvm_vcpu: both
+ * have an fd, so a vCPU passed for a VM (or the other way round) would
+ * compile and issue the ioctl on the wrong file.  The wrappers refuse
+ * it at compile time (unit/ioctl_target_test.c proves they do).
+ */
+#define kvm_ioctl_check_target(p, type)					\
+	_Static_assert(__builtin_types_compatible_p(__typeof__(*(p)), type), \
+		       "the ioctl's target is not a " #type)
+
+/*
+ * KVM marks a VM dead after an internal error (KVM_BUG_ON): from then on
+ * every ioctl of the VM and of its vCPUs, KVM_RUN included, fails with
+ * EIO ("unexpected error conditions", Documentation/virt/kvm/api.rst).
+ * kvm_vm_dead_note(vm) is ", and KVM has marked the VM dead ..." when
+ * the failure in errno is that (a VM ioctl that cannot otherwise fail
+ * fails with EIO too), else ""; errno is kept.
+ */
+const char *kvm_vm_dead_note(struct kvm_vm *vm);
+
+#define __KVM_VM_IOCTL_ERROR(vm, name, fd, ret)				\
+	"%s failed on fd %d, rc: %d errno: %d (%s)%s", name, fd, ret,	\
+	errno, strerror(errno), kvm_vm_dead_note(vm)
+
+#define __vm_ioctl(vm, cmd, arg) ({					\
+	kvm_ioctl_check_target(vm, struct kvm_vm);			\
+	__kvm_ioctl((vm)->fd, cmd, arg);				\
+})
+#define __vcpu_ioctl(vcpu, cmd, arg) ({					\
+	kvm_ioctl_check_target(vcpu, struct kvm_vcpu);			\
+	__kvm_ioctl((vcpu)->fd, cmd, arg);				\
+})
+#define vm_ioctl(vm, cmd, arg) ({					\
+	kvm_ioctl_check_target(vm, struct kvm_vm);			\
+	struct kvm_vm *__ioctl_vm = (vm);				\
+	int __ret = __vm_ioctl(__ioctl_vm, cmd, arg);			\
+	TEST_ASSERT(__ret >= 0, __KVM_VM_IOCTL_ERROR(__ioctl_vm, #cmd,	\
+						     __ioctl_vm->fd, __ret)); \
+	__ret;								\
+})
+#define vcpu_ioctl(vcpu, cmd, arg) ({					\
+	kvm_ioctl_check_target(vcpu, struct kvm_vcpu);			\
+	struct kvm_vcpu *__ioctl_vcpu = (vcpu);				\
+	int __ret = __vcpu_ioctl(__ioctl_vcpu, cmd, arg);		\
+	TEST_ASSERT(__ret >= 0, __KVM_VM_IOCTL_ERROR(__ioctl_vcpu->vm, #cmd, \
+						     __ioctl_vcpu->fd, __ret)); \
+	__ret;								\
+})
 
 /* Assert that @ret is the failure of @name with @err, as the API says. */
 #define TEST_ASSERT_IOCTL_ERRNO(name, ret, err)				\

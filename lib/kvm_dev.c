@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * /dev/kvm and capabilities: opening KVM (or skipping without it), and
- * asking KVM or a VM for a capability, enabling a VM's.
+ * asking KVM or a VM for a capability, enabling a VM's; whether KVM has
+ * marked a VM dead.
  */
 #include <fcntl.h>
 
@@ -43,6 +44,22 @@ int kvm_check_cap(long cap)
 
 	close(fd);
 	return ret;
+}
+
+const char *kvm_vm_dead_note(struct kvm_vm *vm)
+{
+	const char *note = "";
+	int err = errno;
+
+	if (err != EIO || !vm)
+		return note;
+	if (getpid() != vm->pid)
+		note = ": the VM is another process's (KVM answers only its creator)";
+	else if (__vm_ioctl(vm, KVM_CHECK_EXTENSION, KVM_CAP_USER_MEMORY) < 0 &&
+		 errno == EIO)
+		note = ": KVM has marked the VM dead (an internal error: see the host's dmesg)";
+	errno = err;
+	return note;
 }
 
 int vm_check_cap(struct kvm_vm *vm, long cap)

@@ -28,6 +28,7 @@ static void vm_open(struct kvm_vm *vm)
 {
 	vm->kvm_fd = kvm_dev_open(O_RDWR);
 	vm->fd = kvm_ioctl(vm->kvm_fd, KVM_CREATE_VM, vm->type);
+	vm->pid = getpid();
 	vm->memory_region2 = vm_has_memory_region2(vm);
 }
 

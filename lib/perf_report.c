@@ -54,7 +54,7 @@ static void write_kvm(struct json_writer *w)
 	int fd;
 
 	json_object_begin(w, "kvm");
-	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	fd = open(KVM_DEV_PATH, O_RDWR | O_CLOEXEC);
 	json_i64(w, "api_version", fd >= 0 ? __kvm_ioctl(fd, KVM_GET_API_VERSION, NULL) : -1);
 	if (fd >= 0)
 		close(fd);

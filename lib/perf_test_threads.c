@@ -92,8 +92,9 @@ int __perf_test_vcpu_run(struct kvm_vcpu *vcpu)
 {
 	if (!__vcpu_run(vcpu))
 		return 0;
-	return perf_test_fail("KVM_RUN failed: %s, exit reason %u (%s)", strerror(errno),
-			      vcpu->run->exit_reason, exit_reason_str(vcpu->run->exit_reason));
+	return perf_test_fail("KVM_RUN failed: %s, exit reason %u (%s)%s", strerror(errno),
+			      vcpu->run->exit_reason, exit_reason_str(vcpu->run->exit_reason),
+			      kvm_vm_dead_note(vcpu->vm));
 }
 
 int __perf_test_vcpu_sync(struct perf_test_vcpu_args *va, uint64_t pass)

@@ -48,9 +48,9 @@ void vcpu_run(struct kvm_vcpu *vcpu)
 {
 	int ret = __vcpu_run(vcpu);
 
-	TEST_ASSERT(!ret, "KVM_RUN failed on vCPU %u, rc: %d errno: %d (%s), exit reason %u (%s)",
+	TEST_ASSERT(!ret, "KVM_RUN failed on vCPU %u, rc: %d errno: %d (%s), exit reason %u (%s)%s",
 		    vcpu->id, ret, errno, strerror(errno), vcpu->run->exit_reason,
-		    exit_reason_str(vcpu->run->exit_reason));
+		    exit_reason_str(vcpu->run->exit_reason), kvm_vm_dead_note(vcpu->vm));
 }
 
 #define EXIT_REASON(r)	{ KVM_EXIT_##r, #r }
