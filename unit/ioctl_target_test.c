@@ -130,27 +130,18 @@ static void test_note_keeps_errno(void)
 		    "a VM whose fd is bad (EBADF) is not dead, errno %d", errno);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} cases[] = {
-	{ "EIO from a dead VM: the assertion says KVM marked it dead", test_dead_vm },
-	{ "EIO of a live VM's vCPU, another process's VM: not called dead", test_alive_vm },
-	{ "the note keeps errno and needs EIO from the VM itself", test_note_keeps_errno },
-};
-
 int main(int argc, char *argv[])
 {
-	unsigned int i;
-
 	parse_no_options(argc, argv, "Host-only tests of how the ioctl wrappers report a dead VM.");
 
 	ksft_print_header();
-	ksft_set_plan(ARRAY_SIZE(cases));
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		cases[i].fn();
-		ksft_test_result_pass("%s\n", cases[i].name);
-	}
+	ksft_set_plan(3);
+	test_dead_vm();
+	ksft_test_result_pass("EIO from a dead VM: the assertion says KVM marked it dead\n");
+	test_alive_vm();
+	ksft_test_result_pass("EIO of a live VM's vCPU, another process's VM: not called dead\n");
+	test_note_keeps_errno();
+	ksft_test_result_pass("the note keeps errno and needs EIO from the VM itself\n");
 	ksft_finished();
 }
 #endif
