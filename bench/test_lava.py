@@ -635,6 +635,29 @@ class Lab(unittest.TestCase):
         lab.write('gunicorn.pid', 'junk')
         self.assertEqual(lab.service_pid('gunicorn'), 0)
 
+    def test_status_counts(self):
+        """Nothing running: exit 1, no request to the lab; every service
+        running: exit 0; pid_alive only asks (signal 0)."""
+        fake = FakeLava()
+        self.addCleanup(fake.close)
+        lab.write('url', fake.url)
+        lab.write('token', TOKEN)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(lab.status(None), 1)
+        self.assertNotIn('devices', out.getvalue())
+        self.assertEqual(out.getvalue().count('stopped'), len(lab.SERVICES))
+        kids = [subprocess.Popen(['sleep', '60']) for _ in lab.SERVICES]
+        for name, k in zip(lab.SERVICES, kids):
+            self.addCleanup(k.wait)
+            self.addCleanup(k.kill)
+            lab.write('%s.pid' % name, str(k.pid))
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(lab.status(None), 0)
+        self.assertTrue(lab.pid_alive(kids[0].pid))
+        with self.assertRaises(subprocess.TimeoutExpired):     # still running
+            kids[0].wait(timeout=0.3)
+
     def test_spawn_status_stop(self):
         fake = FakeLava()
         self.addCleanup(fake.close)
