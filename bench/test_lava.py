@@ -243,6 +243,33 @@ class Client(Server):
         self.assertEqual(e.exception.kind, 'usage')
 
 
+class Checks(unittest.TestCase):
+    """The lab checks on fixed device lists: counts by type, and whether a
+    type has a device that can take a job (RUNNABLE healths only)."""
+
+    def dev(self, host, typ, health):
+        return {'hostname': host, 'device_type': typ, 'health': health}
+
+    def test_device_types(self):
+        devs = [self.dev('q%d' % i, 'qemu', 'Good') for i in range(3)] + [
+            self.dev('b1', 'bbb', 'Bad')]
+        self.assertEqual(lava.device_types(devs), {'qemu': 3, 'bbb': 1})
+        self.assertEqual(lava.device_types([]), {})
+
+    def test_unable(self):
+        bad, maint = self.dev('q1', 'qemu', 'Bad'), self.dev('q2', 'qemu', 'Maintenance')
+        self.assertEqual(lava.unable([], 'qemu'), 'none')
+        self.assertEqual(lava.unable([bad, maint], 'qemu'), 'q1 Bad, q2 Maintenance')
+        # Another type's good device does not make this type able.
+        self.assertEqual(lava.unable([bad, self.dev('b1', 'bbb', 'Good')], 'qemu'), 'q1 Bad')
+        for health in lava.RUNNABLE:
+            self.assertIsNone(lava.unable([bad, self.dev('q3', 'qemu', health), maint], 'qemu'))
+            self.assertIsNone(lava.unable([self.dev('q3', 'qemu', health)], 'qemu'))
+        self.assertEqual(lava.RUNNABLE, ('Good', 'Unknown', 'Looping'))
+        self.assertEqual(lava.unable([{'hostname': 'q9', 'device_type': 'qemu'}], 'qemu'),
+                         'q9 None')
+
+
 class Suite(unittest.TestCase):
     def test_tap_of_job(self):
         tests = [dict(case('mmu_stress_test'), suite_name='0_kvm-selftests'),

@@ -118,6 +118,100 @@ class Verdict(unittest.TestCase):
         self.assertAlmostEqual(hi, 30)
 
 
+def u_tail(n, m, k):
+    """P(U <= k) of the Mann-Whitney count, by every arrangement of n A
+    and m B values (U: the pairs with B below A)."""
+    hits = total = 0
+    for a_at in itertools.combinations(range(n + m), n):
+        u = sum(1 for i in a_at for j in range(n + m) if j not in a_at and j < i)
+        hits += u <= k
+        total += 1
+    return hits / total
+
+
+class Exact(unittest.TestCase):
+    """The statistics' small numbers exactly, against their definitions."""
+
+    def test_rank_order_by_enumeration(self):
+        for n, m in ((3, 3), (4, 4), (4, 5), (5, 5), (3, 6), (6, 4)):
+            for alpha in (0.2, 0.1, 0.05, 0.02, 0.01):
+                k = 0
+                while k < n * m and 2 * u_tail(n, m, k) <= alpha + 1e-12:
+                    k += 1
+                self.assertEqual(stats.rank_order(n, m, alpha), k, (n, m, alpha))
+
+    def test_min_runs(self):
+        for alpha, n in ((0.5, 2), (0.34, 2), (1 / 3, 2), (0.1, 3), (0.05, 4), (2 / 70, 4),
+                         (0.028, 5), (0.01, 5), (0.001, 7)):
+            self.assertEqual(stats.min_runs(alpha), n, alpha)
+
+    def test_shift_by_definition(self):
+        """The median of the n*m ratios b/a, and the k-th smallest and
+        largest of them (k: the rank order), as a ratio."""
+        a, b = [1.0, 2.0, 3.0, 4.0, 5.0], [2.0, 3.0, 5.0, 7.0, 11.0, 13.0]
+        for alpha in (0.1, 0.05):
+            k = stats.rank_order(len(a), len(b), alpha)
+            ratios = sorted(y / x for x in a for y in b)
+            r, lo, hi = stats.shift_ci(a, b, alpha)
+            # the median of an even count: the geometric mean of the middle two
+            mid = len(ratios) // 2
+            self.assertAlmostEqual(r, math.sqrt(ratios[mid - 1] * ratios[mid]))
+            self.assertAlmostEqual(lo, ratios[k - 1])
+            self.assertAlmostEqual(hi, ratios[-k])
+        # With a zero: on the values, relative to A's median.
+        a, b = [0.0, 1.0, 2.0, 3.0, 4.0], [3.0, 4.0, 5.0, 6.0, 7.0]
+        k = stats.rank_order(5, 5, 0.05)
+        d = sorted(y - x for x in a for y in b)
+        self.assertEqual(stats.shift_ci(a, b, 0.05),
+                         (1 + d[12] / 2, 1 + d[k - 1] / 2, 1 + d[-k] / 2))
+
+    def test_verdict_exact(self):
+        for args, word in (((1.2, 1.1, 1.3, 'ns'), 'worse'), ((0.8, 0.7, 0.9, 'ns'), 'better'),
+                           ((0.8, 0.7, 0.9, 'pages/s'), 'worse'),
+                           ((1.2, 1.1, 1.3, 'pages/s'), 'better')):
+            v = stats.verdict(*args)
+            self.assertEqual(v[0], word, args)
+            for got, want in zip(v[1:], (20, 10, 30)):
+                self.assertAlmostEqual(got, want, msg=args)
+        # An interval that touches 1 is no change.
+        self.assertEqual(stats.verdict(1.1, 1.0, 1.2, 'ns')[0], 'same')
+        self.assertEqual(stats.verdict(0.9, 0.8, 1.0, 'ns')[0], 'same')
+        self.assertEqual(stats.verdict(math.nan, 1.1, 1.2, 'ns')[0], 'same')
+        v = stats.verdict(1.05, 0.9, 1.2, 'ns')
+        self.assertAlmostEqual(v[1], 5)
+        self.assertAlmostEqual(v[2], -10)
+        self.assertAlmostEqual(v[3], 20)
+
+    def test_levels(self):
+        self.assertAlmostEqual(stats.figure_alpha(0.95, 4, 2), 0.05 / 8)
+        self.assertAlmostEqual(stats.figure_alpha(0.95, 0), 0.05)
+        self.assertAlmostEqual(stats.figure_alpha(0.9, 3), 0.1 / 3)
+        self.assertAlmostEqual(stats.rules_out(0.9, 1.05), 10)
+        self.assertAlmostEqual(stats.rules_out(0.98, 1.2), 20)
+
+    def test_compare_counts_varying(self):
+        """Only figures that vary share the level; a constant one is the
+        same without a test, one on both sides at two constants is judged,
+        one absent or empty on a side is left out."""
+        rng = random.Random(9)
+
+        def runs():
+            return [100 * (1 + rng.gauss(0, 0.01)) for _ in range(8)]
+        a = {'x': [5] * 8, 'y': runs(), 'z': runs(), 'w': [1] * 8, 'gone': runs(), 'e': []}
+        b = {'x': [5] * 8, 'y': runs(), 'z': runs(), 'w': [2] * 8, 'e': runs()}
+        units = dict.fromkeys(a, 'ns')
+        out, level, varying = stats.compare_figures(a, b, units, 0.95)
+        self.assertEqual([r['figure'] for r in out], ['x', 'y', 'z', 'w'])
+        self.assertEqual(varying, 3)
+        self.assertAlmostEqual(level, 1 - 0.05 / 3)
+        x = out[0]
+        self.assertEqual((x['verdict'], x['ratio'], x['lo'], x['hi']), ('same', 1.0, 1.0, 1.0))
+        self.assertEqual(out[3]['verdict'], 'worse')
+        self.assertEqual(stats.compare_figures(a, b, units, 0.95, looks=2)[1], 1 - 0.05 / 6)
+        with self.assertRaises(stats.TooFewRuns):
+            stats.compare_figures({'y': [1, 2, 3]}, {'y': [2, 3, 4]}, units, 0.95)
+
+
 class Compare(unittest.TestCase):
     UNITS = {'time_ns': 'ns', 'rate': 'pages/s', 'exits/page': 'per page'}
 

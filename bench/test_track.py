@@ -21,7 +21,7 @@ import unittest
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from kvmbench import attribute, changepoint, track, trackdb, trackjudge, trackplan  # noqa: E402
-from kvmbench import runner, trackreport  # noqa: E402
+from kvmbench import runner, stats, trackreport  # noqa: E402
 from kvmbench.errors import UsageError  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 import testkit  # noqa: E402
@@ -176,6 +176,49 @@ class ChangePoints(unittest.TestCase):
         # By hand: x = [0, 0], y = [1, 1]: E = 2*4/4 - 0 - 0 = 2, Q = 4/4 * 2 = 2.
         self.assertAlmostEqual(changepoint.q_stat([0, 0], [1, 1]), 2.0)
         self.assertAlmostEqual(changepoint.pair_sum([3, 1, 2]), 4.0)
+
+    def test_q_by_definition(self):
+        """Q against its definition, sums over every pair, on unequal
+        sizes and a one-value side."""
+        def e_dist(x, y):
+            n, m = len(x), len(y)
+            between = sum(abs(a - b) for a in x for b in y)
+            within = [sum(abs(v[i] - v[k]) for i in range(len(v)) for k in range(i + 1, len(v)))
+                      for v in (x, y)]
+            e = 2 * between / (n * m)
+            e -= within[0] / (n * (n - 1) / 2) if n > 1 else 0
+            e -= within[1] / (m * (m - 1) / 2) if m > 1 else 0
+            return n * m / (n + m) * e
+        for x, y in (([1, 2, 4], [7, 11]), ([5], [1, 2, 3]), ([1, 3, 3, 8], [2]),
+                     ([0.5, 0.25, 4, 9, 1], [3, 3.5, 12])):
+            self.assertAlmostEqual(changepoint.q_stat(x, y), e_dist(x, y), msg=(x, y))
+            vals = x + y
+            self.assertAlmostEqual(changepoint.pair_sum(vals), sum(
+                abs(vals[i] - vals[k]) for i in range(len(vals)) for k in range(i + 1, len(vals))))
+        self.assertEqual(changepoint.q_stat([], [1, 2]), 0.0)
+        self.assertEqual(changepoint.q_stat([1, 2], []), 0.0)
+
+    def test_best_split_and_p(self):
+        """The split of the largest Q (the first when Qs tie); a split
+        every permutation matches has p = 1; too few permutations for the
+        threshold refused."""
+        self.assertEqual(changepoint.best_split([[0], [0], [10], [10]])[1], 2)
+        self.assertEqual(changepoint.best_split([[0, 0], [10], [10, 10]])[1], 1)
+        self.assertEqual(changepoint.best_split([[1], [1], [1]]), (0.0, 1))
+        self.assertEqual(changepoint.best_split([[1, 2]]), (0.0, None))
+        q = changepoint.best_split([[0.0], [1.0]])[0]
+        self.assertEqual(changepoint.p_value([[0.0], [1.0]], q, random.Random(1), 9), 1.0)
+        q = changepoint.best_split([[0.0] * 3, [1.0] * 3])[0]
+        p = changepoint.p_value([[0.0] * 3, [1.0] * 3], q, random.Random(1), 199)
+        self.assertLess(p, 0.2)     # 2 of the 20 splits are as far apart
+        self.assertGreater(p, 1 / 200)
+        groups = [[1.0, 2.0]] * 3
+        with self.assertRaisesRegex(ValueError, '99 permutations cannot give p < 0.01'):
+            changepoint.change_points(groups, permutations=99)
+        self.assertEqual(changepoint.change_points(groups, permutations=100), [])
+        self.assertEqual(changepoint.transform([[1, math.e]]), [[0.0, 1.0]])
+        self.assertEqual(changepoint.transform([[0, 2], [3]]), [[0, 2], [3]])
+        self.assertEqual(changepoint.change_points([[1.0, 1.1]]), [])
 
     def test_one_step(self):
         rng = random.Random(1)
@@ -499,6 +542,121 @@ class Track(unittest.TestCase):
         self.assertEqual(trackreport.scale('ns', [4e9]), (1e9, 's'))
         self.assertEqual(trackreport.scale('pages/s', [2e5]), (1e3, 'k pages/s'))
         self.assertEqual(trackreport.scale('count', [2e9]), (1, 'count'))
+
+
+class FakeDB:
+    """trackdb.DB's values() and boot_values() of fixed runs: {(arch,
+    command): {kernel: {figure: [values]}}}, each run its own boot."""
+
+    def __init__(self, values, units):
+        self.v, self.u = values, units
+
+    def values(self):
+        return self.v, self.u
+
+    def boot_values(self):
+        return {key: {k: {f: {i: [x] for i, x in enumerate(xs)} for f, xs in figs.items()}
+                      for k, figs in kv.items()} for key, kv in self.v.items()}
+
+
+class Judging(unittest.TestCase):
+    """trackjudge's arithmetic exactly: the simultaneous level split over
+    pairs and commands, the stream's order, what is judged and what not."""
+
+    def test_pair_level(self):
+        self.assertAlmostEqual(trackjudge.pair_level(95, 4, 3), 1 - 0.05 / 12)
+        self.assertAlmostEqual(trackjudge.pair_level(90, 2, 1), 0.95)
+        self.assertAlmostEqual(trackjudge.pair_level(95, 1, 5), 0.99)
+        self.assertAlmostEqual(trackjudge.pair_level(95, 0, 0), 0.95)   # one kernel, none
+        # More commands or pairs: each comparison stricter.
+        self.assertGreater(trackjudge.pair_level(95, 3, 2), trackjudge.pair_level(95, 3, 1))
+        self.assertGreater(trackjudge.pair_level(95, 3, 1), trackjudge.pair_level(95, 2, 1))
+
+    def test_stream_order(self):
+        """Versions as versions (6.12.9 before 6.12.10, 6.1 before 6.12),
+        then the others as given."""
+        names = ['6.12.10+deb12', 'kvm:/b', '6.12.9+deb12', '/boot/vmlinuz', '6.1.0-57',
+                 '6.1.0-9']
+        self.assertEqual(trackjudge.stream_order(names),
+                         ['6.1.0-9', '6.1.0-57', '6.12.9+deb12', '6.12.10+deb12', 'kvm:/b',
+                          '/boot/vmlinuz'])
+        self.assertEqual(trackjudge.stream_order(['10.1.0-1', '9.1.0-1']), ['9.1.0-1', '10.1.0-1'])
+
+    def judge_two(self, order=None, drop=None):
+        rng = random.Random(5)
+        kernels = ['6.12.10+deb12', '6.12.9+deb12', '6.12.11+deb12']
+        cmds = [track.Command('a', ['rate', 'time_ns'], 't', []),
+                track.Command('b', ['rate'], 't', [])]
+        values = {('x86_64', c): {k: {'rate': steady(rng, 100, 8),
+                                      'time_ns': steady(rng, 1000, 8)} for k in kernels}
+                  for c in ('a', 'b', 'other')}
+        if drop:
+            values[('x86_64', 'a')][drop].pop('time_ns')
+        db = FakeDB(values, {'rate': 'pages/s', 'time_ns': 'ns'})
+        return trackjudge.judge(db, cmds, 95, order, permutations=199)
+
+    def test_judge_counts(self):
+        """The level is split over the neighbour pairs and the commands
+        given (not a stored command nobody asked for); each command's
+        figures share it; the kernels in version order."""
+        j = self.judge_two()
+        self.assertEqual([(s['command'], s['kernels']) for s in j['streams']],
+                         [(c, ['6.12.9+deb12', '6.12.10+deb12', '6.12.11+deb12'])
+                          for c in ('a', 'b')])
+        fam = trackjudge.pair_level(95, 2, 2)
+        self.assertAlmostEqual(fam, 1 - 0.05 / 4)
+        for s, m in zip(j['streams'], (2, 1)):
+            self.assertAlmostEqual(s['family'], fam)
+            self.assertAlmostEqual(s['alpha'], stats.figure_alpha(fam, m))
+            self.assertEqual(s['runs'], {k: 8 for k in s['kernels']})
+            for f in s['figures']:
+                self.assertEqual([(n['a_kernel'], n['b_kernel']) for n in f['neighbours']],
+                                 list(zip(s['kernels'], s['kernels'][1:])))
+                self.assertEqual([len(v) for v in f['values']], [8, 8, 8])
+        self.assertEqual([len(s['figures']) for s in j['streams']], [2, 1])
+        self.assertEqual(j['unjudged'], [])
+
+    def test_unsized_and_modes(self):
+        """Too few runs for an interval: the medians' ratio, unsized; a
+        figure only in guest modes (rate[4k]...) is named unjudged with
+        the first three modes."""
+        r = trackjudge.size([100, 100], [110, 110], 0.05, 'ns')
+        self.assertEqual(r['verdict'], 'unsized')
+        self.assertAlmostEqual(r['ratio'], 1.1)
+        self.assertAlmostEqual(r['pct'], 10)
+        self.assertTrue(math.isnan(r['lo']) and math.isnan(r['pct_hi']))
+        rng = random.Random(3)
+        modes = ['rate[a]', 'rate[b]', 'rate[c]', 'rate[d]']
+        kv = {k: {m: steady(rng, 100, 6) for m in modes} for k in ('6.1.0-9', '6.1.0-10')}
+        db = FakeDB({('x86_64', 'a'): kv}, {m: 'pages/s' for m in modes})
+        j = trackjudge.judge(db, [track.Command('a', ['rate'], 't', [])], 95, permutations=199)
+        self.assertEqual(j['unjudged'], ['x86_64 a: no figure rate in its runs (one a guest '
+                                         'mode: rate[a], rate[b], rate[c], ...; give the test '
+                                         'one mode, -m)'])
+        kv = {k: {m: steady(rng, 100, 6) for m in modes[:2]} for k in ('6.1.0-9', '6.1.0-10')}
+        j = trackjudge.judge(FakeDB({('x86_64', 'a'): kv}, {}),
+                             [track.Command('a', ['rate'], 't', [])], 95, permutations=199)
+        self.assertEqual(j['unjudged'], ['x86_64 a: no figure rate in its runs (one a guest '
+                                         'mode: rate[a], rate[b]; give the test one mode, -m)'])
+
+    def test_one_kernel(self):
+        """One kernel of a command: no pair, no change point."""
+        j = self.judge_two(order={'x86_64': ['6.12.9+deb12']})
+        for f in j['streams'][0]['figures']:
+            self.assertEqual((f['neighbours'], f['points']), ([], []))
+
+    def test_judge_order_and_gaps(self):
+        """A given order is kept (kernels without runs left out); a figure
+        a kernel lacks is no neighbour verdict there and no change point."""
+        j = self.judge_two(order={'x86_64': ['6.12.11+deb12', 'gone', '6.12.9+deb12']})
+        self.assertEqual(j['streams'][0]['kernels'], ['6.12.11+deb12', '6.12.9+deb12'])
+        self.assertAlmostEqual(j['streams'][0]['family'], trackjudge.pair_level(95, 1, 2))
+        j = self.judge_two(drop='6.12.10+deb12')
+        f = [f for f in j['streams'][0]['figures'] if f['figure'] == 'time_ns'][0]
+        self.assertEqual(f['points'], [])
+        self.assertEqual(len(f['neighbours']), 0)
+        self.assertEqual(sorted(u.split(': ')[1] for u in j['unjudged']),
+                         ['no runs', 'no runs'])
 
 
 class Attribution(unittest.TestCase):
