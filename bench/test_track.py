@@ -639,6 +639,21 @@ class Judging(unittest.TestCase):
         self.assertEqual(j['unjudged'], ['x86_64 a: no figure rate in its runs (one a guest '
                                          'mode: rate[a], rate[b]; give the test one mode, -m)'])
 
+    def test_gap_is_no_change_point(self):
+        """A step the stream shows is no change point while one kernel
+        lacks the figure (the stream is not whole), and is one without it."""
+        rng = random.Random(8)
+        ks = ['6.1.0-%d' % i for i in range(1, 6)]
+        kv = {k: {'rate': steady(rng, 100 if i < 2 else 130, 8)} for i, k in enumerate(ks)}
+        cmds = [track.Command('a', ['rate'], 't', [])]
+        j = trackjudge.judge(FakeDB({('x86_64', 'a'): kv}, {'rate': 'pages/s'}), cmds, 95,
+                             permutations=199)
+        self.assertEqual([p['g'] for p in j['streams'][0]['figures'][0]['points']], [2])
+        kv['6.1.0-4'] = {'other': [1.0] * 8}
+        j = trackjudge.judge(FakeDB({('x86_64', 'a'): kv}, {'rate': 'pages/s'}), cmds, 95,
+                             permutations=199)
+        self.assertEqual(j['streams'][0]['figures'][0]['points'], [])
+
     def test_one_kernel(self):
         """One kernel of a command: no pair, no change point."""
         j = self.judge_two(order={'x86_64': ['6.12.9+deb12']})
