@@ -649,6 +649,10 @@ class Judging(unittest.TestCase):
         j = trackjudge.judge(FakeDB({('x86_64', 'a'): kv}, {'rate': 'pages/s'}), cmds, 95,
                              permutations=199)
         self.assertEqual([p['g'] for p in j['streams'][0]['figures'][0]['points']], [2])
+        two = {k: kv[k] for k in ks[1:3]}     # two kernels: one pair, its step a point
+        j = trackjudge.judge(FakeDB({('x86_64', 'a'): two}, {'rate': 'pages/s'}), cmds, 95,
+                             permutations=199)
+        self.assertEqual([p['g'] for p in j['streams'][0]['figures'][0]['points']], [1])
         kv['6.1.0-4'] = {'other': [1.0] * 8}
         j = trackjudge.judge(FakeDB({('x86_64', 'a'): kv}, {'rate': 'pages/s'}), cmds, 95,
                              permutations=199)
