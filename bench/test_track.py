@@ -633,11 +633,12 @@ class Judging(unittest.TestCase):
         self.assertEqual(j['unjudged'], ['x86_64 a: no figure rate in its runs (one a guest '
                                          'mode: rate[a], rate[b], rate[c], ...; give the test '
                                          'one mode, -m)'])
-        kv = {k: {m: steady(rng, 100, 6) for m in modes[:2]} for k in ('6.1.0-9', '6.1.0-10')}
-        j = trackjudge.judge(FakeDB({('x86_64', 'a'): kv}, {}),
-                             [track.Command('a', ['rate'], 't', [])], 95, permutations=199)
-        self.assertEqual(j['unjudged'], ['x86_64 a: no figure rate in its runs (one a guest '
-                                         'mode: rate[a], rate[b]; give the test one mode, -m)'])
+        for n, listed in ((2, 'rate[a], rate[b]'), (3, 'rate[a], rate[b], rate[c]')):
+            kv = {k: {m: steady(rng, 100, 6) for m in modes[:n]} for k in ('6.1.0-9', '6.1.0-10')}
+            j = trackjudge.judge(FakeDB({('x86_64', 'a'): kv}, {}),
+                                 [track.Command('a', ['rate'], 't', [])], 95, permutations=199)
+            self.assertEqual(j['unjudged'], ['x86_64 a: no figure rate in its runs (one a guest '
+                                             'mode: %s; give the test one mode, -m)' % listed])
 
     def test_gap_is_no_change_point(self):
         """A step the stream shows is no change point while one kernel
