@@ -219,6 +219,13 @@ class ChangePoints(unittest.TestCase):
         self.assertEqual(changepoint.transform([[1, math.e]]), [[0.0, 1.0]])
         self.assertEqual(changepoint.transform([[0, 2], [3]]), [[0, 2], [3]])
         self.assertEqual(changepoint.change_points([[1.0, 1.1]]), [])
+        # Two kernels, a step: found at the first split; a step after the
+        # first kernel of three too.
+        rng = random.Random(6)
+        self.assertEqual([g for g, _ in changepoint.change_points(
+            [steady(rng, 100, 8), steady(rng, 130, 8)])], [1])
+        self.assertEqual([g for g, _ in changepoint.change_points(
+            [steady(rng, 100, 8), steady(rng, 130, 8), steady(rng, 130, 8)])], [1])
 
     def test_one_step(self):
         rng = random.Random(1)
