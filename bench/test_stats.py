@@ -208,8 +208,9 @@ class Exact(unittest.TestCase):
         self.assertEqual((x['verdict'], x['ratio'], x['lo'], x['hi']), ('same', 1.0, 1.0, 1.0))
         self.assertEqual(out[3]['verdict'], 'worse')
         self.assertEqual(stats.compare_figures(a, b, units, 0.95, looks=2)[1], 1 - 0.05 / 6)
-        with self.assertRaises(stats.TooFewRuns):
-            stats.compare_figures({'y': [1, 2, 3]}, {'y': [2, 3, 4]}, units, 0.95)
+        with self.assertRaisesRegex(stats.TooFewRuns, '3 of A and 4 of B, but 95% '
+                                    'simultaneous over 1 figures'):
+            stats.compare_figures({'y': [1, 2, 3]}, {'y': [2, 3, 4, 5]}, units, 0.95)
 
 
 class Compare(unittest.TestCase):
