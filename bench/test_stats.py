@@ -164,6 +164,10 @@ class Exact(unittest.TestCase):
         d = sorted(y - x for x in a for y in b)
         self.assertEqual(stats.shift_ci(a, b, 0.05),
                          (1 + d[12] / 2, 1 + d[k - 1] / 2, 1 + d[-k] / 2))
+        # A zero on B's side: the same, against A's median, 5.
+        d = sorted(x - y for x in a for y in b)
+        self.assertEqual(stats.shift_ci(b, a, 0.05),
+                         (1 + d[12] / 5, 1 + d[k - 1] / 5, 1 + d[-k] / 5))
 
     def test_verdict_exact(self):
         for args, word in (((1.2, 1.1, 1.3, 'ns'), 'worse'), ((0.8, 0.7, 0.9, 'ns'), 'better'),
