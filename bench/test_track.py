@@ -190,7 +190,7 @@ class ChangePoints(unittest.TestCase):
             e -= within[1] / (m * (m - 1) / 2) if m > 1 else 0
             return n * m / (n + m) * e
         for x, y in (([1, 2, 4], [7, 11]), ([5], [1, 2, 3]), ([1, 3, 3, 8], [2]),
-                     ([0.5, 0.25, 4, 9, 1], [3, 3.5, 12])):
+                     ([2, 9], [4, 5, 6]), ([0.5, 0.25, 4, 9, 1], [3, 3.5, 12])):
             self.assertAlmostEqual(changepoint.q_stat(x, y), e_dist(x, y), msg=(x, y))
             vals = x + y
             self.assertAlmostEqual(changepoint.pair_sum(vals), sum(
@@ -204,6 +204,8 @@ class ChangePoints(unittest.TestCase):
         threshold refused."""
         self.assertEqual(changepoint.best_split([[0], [0], [10], [10]])[1], 2)
         self.assertEqual(changepoint.best_split([[0, 0], [10], [10, 10]])[1], 1)
+        q, g = changepoint.best_split([[0], [10], [10, 10, 10]])
+        self.assertEqual((g, round(q, 9)), (1, round(changepoint.q_stat([0], [10] * 4), 9)))
         self.assertEqual(changepoint.best_split([[1], [1], [1]]), (0.0, 1))
         self.assertEqual(changepoint.best_split([[1, 2]]), (0.0, None))
         q = changepoint.best_split([[0.0], [1.0]])[0]
