@@ -269,6 +269,10 @@ class Checks(unittest.TestCase):
         self.assertEqual(lava.unable([{'hostname': 'q9', 'device_type': 'qemu'}], 'qemu'),
                          'q9 None')
 
+    def test_reason_cut(self):
+        api = lava.Lava('http://127.0.0.1:9/', TOKEN)
+        self.assertEqual(api.reason({'failure_comment': 'x' * 399 + 'yz'}), 'x' * 399 + 'y')
+
 
 class Suite(unittest.TestCase):
     def test_tap_of_job(self):
