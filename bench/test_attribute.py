@@ -248,7 +248,7 @@ class Track(unittest.TestCase):
         self.assertIsNone(trackjudge.attribute_command(judged, dict(c, r=dict(
             r, a_kernel='k3'))))
         with tempfile.TemporaryDirectory() as t, \
-                mock.patch.object(attribute.debian, 'CACHE', t):
+                mock.patch.dict(os.environ, {'XDG_CACHE_HOME': t}):
             self.assertIsNone(trackreport.attribution(c))
             p = attribute.report_path('x86_64', r['a_kernel'], r['b_kernel'], 'dirty_ns_avg')
             os.makedirs(os.path.dirname(p))

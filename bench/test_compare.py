@@ -20,7 +20,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 from kvmbench import bisect, compare, cover, perf, render, runner, stats_cli  # noqa: E402
-from kvmbench import debian, stats  # noqa: E402
+from kvmbench import debian, docs_check, stats  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 from testkit import Quiet, fake_tree  # noqa: E402
 
@@ -389,7 +389,7 @@ class DebianVersions(unittest.TestCase):
                 '  6.1.0-50\n'
                 'bench/bisect-run --packages 6.1,6.12-all,6.1.0-47 --baseline 6.1.0-57-amd64\n'
                 '```\nmake 6.12.1+deb12\n')
-        self.assertEqual(debian.versions_in_examples(text),
+        self.assertEqual(docs_check.versions_in_examples(text),
                          [(3, '6.12.38+deb12'), (6, '6.1.0-47'), (6, '6.1.0-57')])
 
     def test_docs_name_kernels_apt_has(self):
@@ -400,7 +400,7 @@ class DebianVersions(unittest.TestCase):
             self.skipTest('apt lists no Debian kernel (no apt-get update?)')
         paths = [os.path.join(REPO, 'README.md')] + sorted(
             glob.glob(os.path.join(REPO, 'docs', '*.md')))
-        self.assertEqual(debian.missing_in_docs(paths, have), [],
+        self.assertEqual(docs_check.missing_in_docs(paths, have), [],
                          'not in apt: give a version it has, or SERIES-oldest/-newest/-all')
 
 

@@ -133,7 +133,7 @@ class Simulated(unittest.TestCase):
 
 def cached_tree():
     """A Debian linux-source tree unpacked in the cache (vm/kvm-build's), or None."""
-    for d in sorted(glob.glob(os.path.join(debian.CACHE, "linux-source-*-*"))):
+    for d in sorted(glob.glob(os.path.join(debian.cache_dir(), "linux-source-*-*"))):
         if os.path.isfile(os.path.join(d, "arch/x86/Kconfig")) and \
                 os.path.isfile(os.path.join(d, "scripts/kconfig/conf.c")):
             return d

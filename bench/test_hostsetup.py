@@ -4,7 +4,7 @@
 machine: two vm/run of one kernel at once on an empty cache, the
 installer (kvmbench.build.install) against a fake apt-get
 on PATH whose lists lock another installer holds for a while, and the
-cache's downloads (kvmbench.fetch.landed) made by two processes at once
+cache's downloads (kvmbench.debian.landed) made by two processes at once
 in an empty cache (XDG_CACHE_HOME); a signal to a program that started
 children (kvmbench.cli.on_signals, interrupted) ends them and says so;
 the one rule for the folders the programs write (kvmbench.cli.check_out);
@@ -21,7 +21,7 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import boot, cli, fetch, runner, vm  # noqa: E402
+from kvmbench import boot, cli, debian, fetch, runner, vm  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 from testkit import fake_tree  # noqa: E402
 
@@ -158,7 +158,7 @@ class Installer(unittest.TestCase):
 
 LAND = r'''
 import os, sys, time
-from kvmbench import fetch
+from kvmbench import debian
 def fill(tmp):
     with open(os.path.join(tmp, 'count'), 'a') as f:
         f.write('x')
@@ -167,7 +167,7 @@ def fill(tmp):
     time.sleep(1.5)
     with open(os.path.join(tmp, 'vmlinuz'), 'w') as f:
         f.write('kernel')
-print(fetch.landed(sys.argv[1], fill, '.complete'))
+print(debian.landed(sys.argv[1], fill, '.complete'))
 '''
 
 
@@ -203,14 +203,14 @@ class Landed(unittest.TestCase):
             old = os.environ.get('XDG_CACHE_HOME')
             os.environ['XDG_CACHE_HOME'] = d
             try:
-                dest = os.path.join(fetch.cache_dir(), 'pkg')
+                dest = os.path.join(debian.cache_dir(), 'pkg')
 
                 def fill(tmp):
                     open(os.path.join(tmp, 'half'), 'w').close()
                     raise fetch.FetchError(6, 'download failed')
                 with self.assertRaises(fetch.FetchError):
-                    fetch.landed(dest, fill, '.complete')
-                self.assertEqual(os.listdir(fetch.cache_dir()), ['.locks'])
+                    debian.landed(dest, fill, '.complete')
+                self.assertEqual(os.listdir(debian.cache_dir()), ['.locks'])
             finally:
                 if old is None:
                     del os.environ['XDG_CACHE_HOME']

@@ -14,7 +14,7 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import build, fetch, initramfs, lavajobs, perf, runner, track, vm  # noqa: E402
+from kvmbench import build, debian, fetch, initramfs, lavajobs, perf, runner, track, vm  # noqa: E402
 from kvmbench.tables import common as tables_common  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 from testkit import Quiet, fake_tree  # noqa: E402
@@ -194,7 +194,7 @@ class BuiltCommands(unittest.TestCase):
 
 
 class Fetch(unittest.TestCase):
-    """kvmbench.fetch: kernel versions, the cache, kernel images (no download)."""
+    """kvmbench.debian and fetch: kernel versions, the cache, kernel images (no download)."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -223,25 +223,25 @@ class Fetch(unittest.TestCase):
                  'linux-image-6.12.9+deb12-amd64', 'linux-image-6.12.10+deb12-amd64',
                  'linux-image-6.12.10+deb12-cloud-amd64', 'linux-image-amd64',
                  'linux-image-6.1.0-10-arm64']
-        v = fetch.debian_kernel_versions('amd64', names)
+        v = debian.kernel_versions('x86_64', names=names)
         self.assertEqual(v, ['6.1.0-9', '6.1.0-10', '6.12.9+deb12', '6.12.10+deb12'])
-        self.assertEqual(fetch.pick_version('6.12', v, 'amd64'), '6.12.10+deb12')
-        self.assertEqual(fetch.pick_version('6.1', v, 'amd64'), '6.1.0-10')
-        self.assertEqual(fetch.pick_version('6.1.0-9', v, 'amd64'), '6.1.0-9')
+        self.assertEqual(debian.pick_version('6.12', v, 'amd64'), '6.12.10+deb12')
+        self.assertEqual(debian.pick_version('6.1', v, 'amd64'), '6.1.0-10')
+        self.assertEqual(debian.pick_version('6.1.0-9', v, 'amd64'), '6.1.0-9')
         with self.assertRaises(fetch.FetchError) as c:
-            fetch.pick_version('6.99', v, 'amd64')
+            debian.pick_version('6.99', v, 'amd64')
         self.assertEqual((c.exception.status, str(c.exception)),
                          (2, "no Debian kernel '6.99' for amd64; there are: 6.1.0-9 6.1.0-10 "
                           "6.12.9+deb12 6.12.10+deb12"))
         with self.assertRaisesRegex(fetch.FetchError, r'there are: none \(apt-get update\?\)'):
-            fetch.pick_version('6.1', [], 'arm64')
+            debian.pick_version('6.1', [], 'arm64')
 
     def test_cache(self):
         self.pkg('linux-image-6.1.0-9-amd64', modules='6.1.0-9-amd64')
         newest = self.pkg('linux-image-6.1.0-10-amd64')
         os.makedirs(os.path.join(self.cache, 'linux-image-6.1.0-11-amd64'))  # unfinished
-        self.assertEqual(fetch.stock_kernel_dir('x86_64'), newest)
-        self.assertEqual(fetch.fetch_deb('anything', newest), newest)   # cached: no apt
+        self.assertEqual(debian.stock_kernel_dir('x86_64'), newest)
+        self.assertEqual(debian.fetch_deb('anything', newest), newest)   # cached: no apt
         self.assertEqual(fetch.kernel_in(newest),
                          (os.path.join(newest, 'boot', 'vmlinuz-6.1.0-10-amd64'),
                           os.path.join(newest, 'lib', 'modules', '6.1.0-10-amd64')))

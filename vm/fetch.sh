@@ -4,10 +4,10 @@
 # wrappers of bench/kvmbench/fetch.py.  Expects info() (the messages'
 # prefix) and kvmbench_py() (vm/py.sh, sourced by vm/build-deps.sh).
 
-# The package cache and the kernels are kvmbench.fetch's (Python); these
-# wrappers keep the shell's names.  Its messages take the prefix info()
-# prints (vm/run:, vm/kvm-build:); a failure exits as die/die_env would
-# (2, 6) from the caller's subshell.
+# The package cache and the kernels are kvmbench.debian's (Python, through
+# kvmbench.fetch's command line); these wrappers keep the shell's names.
+# Its messages take the prefix info() prints (vm/run:, vm/kvm-build:); a
+# failure exits as die/die_env would (2, 6) from the caller's subshell.
 fetch_py() {
 	local prog=vm/run
 	! declare -F info >/dev/null || prog=$(info '' 2>&1)

@@ -30,9 +30,13 @@ runs stats_cli.py.  The layers, each usable alone:
              for shell scripts
   tap        the one TAP writer (Tap, line; tap() for a unittest module;
              shell scripts through vm/py.sh's tap_result)
-  fetch      the kernels vm/run boots: Debian packages fetched once into
-             the cache (landed: whole or not at all, under a lock a second
-             run waits for), versions, kernel images, PVH vmlinux
+  debian     Debian's kernels, the one place for them: arch names, the
+             cache, the forms of a kernel's name and their order (dpkg's),
+             series and upstream versions, the versions apt has, packages
+             fetched once into the cache, a kernel's headers and sources;
+             it imports only errors, everything else asks it
+  fetch      the kernels vm/run boots: kernel images, PVH vmlinux (the
+             Debian packages they come from are debian's)
   initramfs  what vm/run puts in the guest: busybox, the tests, KVM's
              modules in load order, /etc/vmrun/conf; the host's tools
   vm         vm/run's options, checks, default build, accelerator,

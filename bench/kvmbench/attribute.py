@@ -21,8 +21,8 @@ import os
 import re
 import subprocess
 
-from . import debian, fetch
-from .debian import fetched
+from . import debian
+from .debian import fetched, upstream, version_key
 from .errors import SetupError, UsageError
 
 STANZA = re.compile(r'^(\S+) \(([^)]+)\) [^;]*;')
@@ -95,15 +95,6 @@ def rank(entries, command, figure):
     return [(-s, v, t) for s, _, v, t in sorted(scored)]
 
 
-def upstream(debver):
-    """6.12.117 of 6.12.117-1~deb12u1 or 6.12.117+1~deb12u1 (linux-signed)."""
-    return re.split(r'[-+]', debver, maxsplit=1)[0]
-
-
-def vkey(v):
-    return [int(x) for x in re.findall(r'[0-9]+', v)]
-
-
 def parse_changelog(text):
     """[(source, version, [entries])] of a Debian changelog, newest
     first; an entry is one '- ' item (its continuation lines joined)."""
@@ -140,7 +131,7 @@ def kvm_entries(stanzas, older, newer, deb_arch):
     out, seen = [], set()
     for _, ver, entries in stanzas:
         up = upstream(ver)
-        if not vkey(older) < vkey(up) <= vkey(newer):
+        if not version_key(older) < version_key(up) <= version_key(newer):
             continue
         for e in entries:
             text, ok = for_arch(e, deb_arch)
@@ -153,7 +144,7 @@ def kvm_entries(stanzas, older, newer, deb_arch):
 def image_changelog(version, arch):
     """The changelog text of Debian's linux-image-VERSION-ARCH (the
     package vm/run boots: downloaded and unpacked once into its cache)."""
-    d = fetched(fetch.debian_kernel_dir, version, arch)
+    d = fetched(debian.debian_kernel_dir, version, arch)
     logs = glob.glob(os.path.join(d, 'usr', 'share', 'doc', 'linux-image-*',
                                   'changelog*.gz'))
     if not logs:
@@ -184,7 +175,7 @@ def changelog_between(older, newer, arch):
 def source_pick(series, version):
     """The Debian version of linux-source-SERIES at upstream @version that
     apt has, or None."""
-    have = debian._apt_versions('linux-source-%s' % series)
+    have = debian.apt_versions('linux-source-%s' % series)
     return next((v for v in have if upstream(v) == version), None)
 
 
@@ -192,11 +183,11 @@ def source_members(series, pick):
     """linux-source-SERIES of Debian version @pick: its arch/*/kvm,
     virt/kvm and mm/ unpacked once into the cache."""
     pkg = 'linux-source-%s' % series
-    dest = os.path.join(debian.CACHE, 'track-src', '%s-%s' % (pkg, pick))
+    dest = os.path.join(debian.cache_dir(), 'track-src', '%s-%s' % (pkg, pick))
     if os.path.isdir(dest):
         return dest
     deb = dest + '.deb'
-    fetched(fetch.fetch_deb, '%s=%s' % (pkg, pick), deb)
+    fetched(debian.fetch_deb, '%s=%s' % (pkg, pick), deb)
     tarball = os.path.join(deb, 'usr', 'src', pkg + '.tar.xz')
 
     def fill(tmp):
@@ -205,7 +196,7 @@ def source_members(series, pick):
                            ['%s/%s' % (pkg, x) for x in PATHS], stderr=subprocess.PIPE, text=True)
         if p.returncode:
             raise SetupError('unpacking %s failed: %s' % (tarball, p.stderr.strip()[-200:]))
-    fetch.landed(dest, fill)
+    debian.landed(dest, fill)
     subprocess.run(['rm', '-rf', deb])
     return dest
 
@@ -281,7 +272,7 @@ def report_path(arch, a, b, figure):
     versions) @a and @b and @figure, for bench/track to show beside its
     change."""
     name = re.sub(r'[^A-Za-z0-9.+_-]', '_', '%s_%s_%s_%s' % (arch, a, b, figure))
-    return os.path.join(debian.CACHE, 'attribute', 'reports', name + '.txt')
+    return os.path.join(debian.cache_dir(), 'attribute', 'reports', name + '.txt')
 
 
 def attribute(older, newer, arch, sources=True):
@@ -289,13 +280,13 @@ def attribute(older, newer, arch, sources=True):
     a dict with 'from', 'to', 'entries', 'files' (None: no sources in the
     archive) and 'module_only'."""
     for v in (older, newer):
-        if not re.fullmatch(r'[0-9]+\.[0-9]+[.+-][0-9a-z.+-]*', v):
+        if not debian.is_version(v):
             raise UsageError("attribution needs two Debian versions, not '%s'" % v)
     a, b, entries = changelog_between(older, newer, arch)
     out = {'from': older, 'to': newer, 'from_version': a, 'to_version': b,
            'entries': entries, 'files': None, 'module_only': False, 'trees': None}
-    if sources and a.rsplit('.', 1)[0] == b.rsplit('.', 1)[0]:
-        series = '.'.join(a.split('.')[:2])
+    if sources and debian.series(a) == debian.series(b):
+        series = debian.series(a)
         picks = [source_pick(series, v) for v in (a, b)]
         ta, tb = [source_members(series, p) if all(picks) else None for p in picks]
         if ta and tb:

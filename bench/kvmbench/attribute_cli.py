@@ -224,7 +224,7 @@ def resolve_tree(spec, arch):
     """(the tree's directory, its Debian kernel version or None)."""
     if os.path.isdir(spec):
         return os.path.realpath(spec), None
-    if re.fullmatch(runner.KERNEL_VERSION, spec) and not spec.startswith(('/', '.')):
+    if debian.is_spec(spec) and not spec.startswith(('/', '.')):
         return debian.debian_source(debian.Kernel(spec, arch)), spec
     raise Usage("--trees: '%s' is neither a directory nor a Debian kernel version" % spec)
 
@@ -338,7 +338,7 @@ class Attribution:
         self.kernel_release = '' if self.whole else debian.Kernel(self.kernel, c.arch).release
         key = hashlib.sha256('\0'.join([self.a, self.b, c.arch, c.figure, c.config or '',
                                         ' '.join([c.test] + c.args)]).encode()).hexdigest()[:12]
-        self.out = os.path.join(debian.CACHE, 'attribute', key)
+        self.out = os.path.join(debian.cache_dir(), 'attribute', key)
         for d in ('runs', 'patches', 'repo', 'kvm'):
             shutil.rmtree(os.path.join(self.out, d), ignore_errors=True)
         os.makedirs(os.path.join(self.out, 'patches'))
@@ -477,7 +477,7 @@ class Attribution:
         differing files its build read (and the kbuild files, read by
         make itself)."""
         self.build(empty, 'a')
-        deps = build_deps([os.path.join(debian.CACHE, 'kvm-build', d)
+        deps = build_deps([os.path.join(debian.cache_dir(), 'kvm-build', d)
                            for d in self.build_dirs()])
         return [f for f in self.inputs if f in deps or re.search(
             r'/(Makefile|Kbuild|Kconfig)[^/]*$', '/' + f)]
@@ -725,7 +725,7 @@ def report(at, argv):
     lines.append('\nTo reproduce (a fresh Debian 12 machine):\n')
     lines.append('  git clone <this suite> kvm-selftests && cd kvm-selftests')
     for t, deb in ((at.a, at.deb_a), (at.b, at.deb_b)):
-        if deb or t.startswith(debian.CACHE):
+        if deb or t.startswith(debian.cache_dir()):
             lines.append('  # %s: Debian\'s source%s, unpacked by vm/kvm-build --debian-kernel '
                          '%s' % (t, ' of ' + deb if deb else '', deb or at.kernel))
     lines.append('  ' + shlex.join([PROG] + argv))

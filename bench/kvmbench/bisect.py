@@ -145,7 +145,7 @@ def parse(argv):
         if kvm > 1 or c.kernel or c.packages:
             raise Usage('--kvm-modules and --series go alone (not with --kernel, --packages)')
         c.kvm_kernel, c.debian = c.debian or '6.12', ''
-        if not re.fullmatch(runner.KERNEL_VERSION, c.kvm_kernel):
+        if not debian.is_spec(c.kvm_kernel):
             raise Usage("bad --debian-kernel '%s'" % c.kvm_kernel)
     elif sum(1 for v in (c.kernel, c.debian, c.packages) if v) != 1:
         raise Usage('give one of --kernel, --debian-kernel, --packages, --kvm-modules, '
@@ -194,7 +194,7 @@ def parse(argv):
         if os.path.isdir(c.baseline):
             side = ''
         c.baseline = os.path.realpath(c.baseline[:len(c.baseline) - len(side)]) + side
-    elif re.fullmatch(runner.KERNEL_VERSION, c.baseline):
+    elif debian.is_spec(c.baseline):
         c.base_kind = 'kernel'
     else:
         raise Usage("baseline '%s' is neither a file, a directory nor a Debian kernel version"

@@ -30,21 +30,17 @@ import subprocess
 import sys
 import time
 
+from . import debian
+from .errors import BuildError
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 ARCHES = ('x86_64', 'arm64')
 ALIASES = {'x86_64': 'x86_64', 'amd64': 'x86_64', 'arm64': 'arm64', 'aarch64': 'arm64'}
-# A Debian kernel version vm/run --debian-kernel takes: a series (6.12)
-# or a full version (6.12.115+deb12, 6.1.0-57).
-KERNEL_VERSION = r'[0-9]+\.[0-9]+([.+-][0-9a-z.+-]*)?'
 BASE_PACKAGES = ['make', 'gcc', 'libc6-dev', 'libnuma-dev', 'linux-source-6.1',
                  'linux-source-6.12', 'rsync', 'xz-utils', 'git', 'cpio']
 ARM64_CROSS = ['gcc-aarch64-linux-gnu', 'libc6-dev-arm64-cross', 'libnuma-dev:arm64']
 CLANG = ['clang', 'libclang-rt-14-dev']
-
-
-class BuildError(Exception):
-    """The build or its packages failed: the message says which."""
 
 
 class DepsError(BuildError):
@@ -90,7 +86,7 @@ def kernel_args(spec):
         if mods and not os.path.isdir(mods):
             raise ValueError("no modules dir '%s'" % mods)
         return ['--kernel', img] + (['--modules', mods] if mods else [])
-    if re.fullmatch(KERNEL_VERSION, spec):
+    if debian.is_spec(spec):
         return ['--debian-kernel', spec]
     raise ValueError("kernel '%s' is neither an image file nor a Debian kernel version "
                      "(6.1, 6.12)" % spec)
@@ -125,8 +121,7 @@ APT_WAIT = 600   # seconds an apt-get call waits for apt's locks
 
 def apt_log():
     """The log apt-get's own output goes to: logs/apt.log in the cache."""
-    from . import fetch     # the cache's owner (it imports this module)
-    return os.path.join(fetch.cache_dir(), 'logs', 'apt.log')
+    return os.path.join(debian.cache_dir(), 'logs', 'apt.log')
 
 
 @contextlib.contextmanager
@@ -226,8 +221,7 @@ def install(pkgs, why='', say=None, still=missing):
         raise DepsError('missing packages%s; run: sudo dpkg --add-architecture arm64 && '
                         'sudo apt-get update && sudo apt-get install -y --no-install-recommends '
                         '%s' % (' (%s)' % why if why else '', ' '.join(still(pkgs))))
-    from . import fetch
-    with locked(os.path.join(fetch.cache_dir(), 'apt.lock'), say, 'another install'):
+    with locked(os.path.join(debian.cache_dir(), 'apt.lock'), say, 'another install'):
         pkgs = still(pkgs)
         if not pkgs:
             return

@@ -11,7 +11,7 @@ import signal
 import sys
 import time
 
-from . import build, fetch
+from . import build, debian, fetch
 from .errors import UsageError as Usage  # a bad command line: the message, exit 2
 
 
@@ -147,7 +147,7 @@ def check_kernels(specs, arch):
     reads it) nor a Debian kernel version the archive has for @arch
     (apt's list and the cache, as vm/run picks it).  With no list
     (apt-get update not yet run) the version is left to the boot."""
-    out, versions, darch = [], None, fetch.deb_arch(arch)
+    out, versions = [], None
     for s in specs:
         try:
             args = build.kernel_args(s)
@@ -157,10 +157,10 @@ def check_kernels(specs, arch):
             raise Usage("kernel '%s' is a file but no kernel image for %s" % (args[1], arch))
         if args[0] == '--debian-kernel':
             if versions is None:
-                versions = fetch.debian_kernel_versions(darch)
+                versions = debian.kernel_versions(build.arch_name(arch))
             try:
                 if versions:
-                    fetch.pick_version(s, versions, darch)
+                    debian.pick_version(s, versions, debian.DEB_ARCH[build.arch_name(arch)])
             except fetch.FetchError as e:
                 raise Usage(str(e)) from None
         out.append(args)

@@ -16,7 +16,7 @@ import re
 import shutil
 import sys
 
-from . import cli, kvm_sides, runner, stats_cli
+from . import cli, debian, kvm_sides, runner, stats_cli
 from .cli import Parser, Usage, check_kernels, check_test, test_command, vm_size
 from .errors import Fail
 from .results import Results, elapsed
@@ -215,7 +215,7 @@ def parse(argv):
     if c.debian_kernel and c.mode not in kvm_sides.MODES:
         raise Usage('--debian-kernel goes with --patch or --kvm-src (--kernels takes versions)')
     c.debian_kernel = c.debian_kernel or '6.12'
-    if not re.fullmatch(runner.KERNEL_VERSION, c.debian_kernel):
+    if not debian.is_spec(c.debian_kernel):
         raise Usage("bad --debian-kernel '%s' (e.g. 6.12, 6.12.117+deb12)" % c.debian_kernel)
     c.test, c.args = test_command(rest)
     c.arch = vm_size(c.arch, c.mem)

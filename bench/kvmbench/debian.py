@@ -1,55 +1,290 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Debian's kernel packages for a KVM build: the kernel (kvmbench.fetch owns
-the download cache and the version lookup: it is called, not copied), its
-headers package (.config, Module.symvers, release string) and
-linux-source-SERIES, unpacked once into the cache."""
+"""kvmbench.debian: Debian's kernels, the one place for them.
 
+  facts      Debian's arch names (DEB_ARCH), the download cache
+             (cache_dir()), the forms a kernel is named in (SERIES 6.12,
+             NAME 6.1.0-57 or 6.12.117+deb12 as linux-image-NAME-ARCH
+             has it, SPEC what --debian-kernel takes: a series or a
+             version), their order (version_key: dpkg's), a version's
+             series and a package version's upstream version;
+  versions   the kernel versions apt lists or the cache holds
+             (kernel_versions, known_versions), one picked
+             (pick_version, pick_versions);
+  packages   Debian packages downloaded once with apt-get into the cache
+             (fetch_deb, stock_kernel_dir, debian_kernel_dir; a failure
+             is FetchError(status, message): 2 the user's mistake, 6 the
+             host's set-up); a kernel's headers and linux-source-SERIES
+             for a KVM build (Kernel, debian_source).
+
+It imports kvmbench.errors and kvmbench.build (its locks and apt calls,
+used at call time): kvmbench.build, fetch, track and the others ask it."""
+
+import glob
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
-from kvmbench import build, fetch
+from kvmbench import build
 from kvmbench.errors import SetupError, UsageError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME") or
-                     os.path.expanduser("~/.cache"), "kvm-selftests")
 DEB_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
+PROG = ["vm/run"]   # the download's messages' prefix (kvmbench.fetch's --prog)
 
-def fetched(fn, *args):
-    """kvmbench.fetch's (or kvmbench.build's) @fn(*@args): the download
-    cache and the version lookup are vm/run's, called, not copied; their
-    error as ours (2 the user's mistake, else the host's set-up)."""
-    try:
-        return fn(*args)
-    except fetch.FetchError as e:
-        raise (UsageError if e.status == 2 else SetupError)(str(e))
-    except build.BuildError as e:
-        raise SetupError(str(e))
-
-
-def ensure_packages(*pkgs):
-    """Install those of @pkgs that are missing (SetupError if that fails)."""
-    fetched(build.ensure_packages, list(pkgs), "to build the kernel's KVM")
+# The forms of a Debian kernel's name.  SERIES: 6.12.  NAME: the version
+# in a kernel package's name, linux-image-NAME-ARCH (6.1.0-57: 6.1's ABI
+# names, always X.Y.0-N; 6.12.117+deb12).  SPEC: what --debian-kernel and
+# bench/track take, a series or a version (a full one is checked against
+# apt, kernel_versions).
+SERIES = r"[0-9]+\.[0-9]+"
+NAME = r"[0-9]+\.[0-9]+\.[0-9]+\+deb[0-9]+|[0-9]+\.[0-9]+\.0-[0-9]+"
+SPEC = SERIES + r"([.+-][0-9a-z.+-]*)?"
 
 
-def kernel_versions(arch, cached=True):
-    """The Debian kernel versions of ARCH (6.1.0-57, 6.12.117+deb12),
-    oldest first: those apt lists, and those the cache holds if CACHED."""
-    darch = DEB_ARCH[arch]
-    if cached:
-        return fetch.debian_kernel_versions(darch)
-    return fetch.debian_kernel_versions(darch, fetch.out(["apt-cache", "pkgnames",
-                                                          "linux-image-"]).split())
+class FetchError(Exception):
+    def __init__(self, status, msg):
+        super().__init__(msg)
+        self.status = status
+
+
+def say(msg):
+    print(f"{PROG[0]}: {msg}", file=sys.stderr, flush=True)
+
+
+def cache_dir():
+    """${XDG_CACHE_HOME:-~/.cache}/kvm-selftests, where Debian's packages
+    (and the KVM builds, kvmbench.kvm_build) are kept."""
+    return os.path.join(os.environ.get("XDG_CACHE_HOME") or
+                        os.path.join(os.path.expanduser("~"), ".cache"), "kvm-selftests")
+
+
+def _order(part):
+    """dpkg's order of the characters of a version's non-digit part: '~'
+    before the end, the end before letters, letters before the rest."""
+    return tuple(-1 if c == "~" else ord(c) if c.isalpha() else ord(c) + 256
+                 for c in part) + (0,)
+
+
+def _fragment_key(s):
+    """dpkg's comparison of an upstream version or revision as a sort key:
+    alternately a non-digit part (_order) and a number."""
+    out = []
+    for text, num in re.findall(r"([^0-9]*)([0-9]*)", s)[:-1] or [("", "")]:
+        out.append((_order(text), int(num or 0)))
+    return out + [((0,), 0)]
+
+
+def version_key(v):
+    """A sort key ordering Debian versions (package versions
+    6.12.117-1~deb12u1, kernel names 6.1.0-9 < 6.1.0-10, 6.12.9+deb12 <
+    6.12.10+deb12, package names linux-image-6.1.0-57-amd64) as
+    `dpkg --compare-versions` does: epoch, upstream version, revision
+    (after the last '-')."""
+    epoch, rest = v.split(":", 1) if re.match(r"[0-9]+:", v) else ("0", v)
+    up, dash, rev = rest.rpartition("-")
+    if not dash:
+        up, rev = rest, ""
+    return (int(epoch), _fragment_key(up), _fragment_key(rev))
+
+
+def upstream(pkgver):
+    """The upstream version of a kernel package's version: 6.12.117 of
+    6.12.117-1~deb12u1 (linux-image-*, linux-source-*) and of
+    6.12.117+1~deb12u1 (linux-signed-*: Debian's revision after '+')."""
+    return re.split(r"[-+]", pkgver, maxsplit=1)[0]
 
 
 def series(version):
     """The series (6.12) of a version or a kernel's name: 6.12.117,
     6.12.117+deb12, 6.12-newest, 6.12; None if it names none."""
-    m = re.match(r"[0-9]+\.[0-9]+", version)
+    m = re.match(SERIES, version)
     return m.group(0) if m else None
+
+
+def is_version(spec):
+    """True if @spec is a full Debian kernel version (6.12.117+deb12,
+    6.1.0-57), not a series: one apt is asked about (kernel_versions)."""
+    return is_spec(spec) and not re.fullmatch(SERIES, spec)
+
+
+def is_spec(spec):
+    """True if @spec has the form of a Debian kernel a user may name: a
+    series (6.12) or a version (6.12.115+deb12, 6.1.0-57)."""
+    return bool(re.fullmatch(SPEC, spec))
+
+
+def out(cmd):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True).stdout
+
+
+def fetched(fn, *args):
+    """@fn(*@args) of the download (fetch_deb, debian_kernel_dir, landed)
+    or of kvmbench.build: its FetchError or BuildError as ours (2 the
+    user's mistake, else the host's set-up)."""
+    try:
+        return fn(*args)
+    except FetchError as e:
+        raise (UsageError if e.status == 2 else SetupError)(str(e))
+    except build.BuildError as e:
+        raise SetupError(str(e))
+
+
+def cache_lock(name):
+    """The lock (build.locked) of cache entry @name: .locks/NAME.lock in
+    the cache, waited for."""
+    return build.locked(os.path.join(cache_dir(), '.locks', name.replace('/', '_') + '.lock'),
+                        say, name)
+
+
+def landed(dest, fill, stamp=None):
+    """@dest, made once by @fill(tmp) (which fills the new directory tmp):
+    whole or not at all, under cache_lock of its name (a second run
+    making it waits, then finds it), in a temporary directory beside it
+    renamed into place; done when file @stamp is in it (else: when it
+    exists).  An unfinished @dest of before is replaced."""
+    def done():
+        return os.path.exists(os.path.join(dest, stamp) if stamp else dest)
+    if done():
+        return dest
+    full = os.path.abspath(dest)
+    parent, name = os.path.split(full)
+    inside = full.startswith(os.path.join(cache_dir(), ''))
+    with cache_lock(os.path.relpath(full, cache_dir()) if inside else name):
+        if done():
+            return dest
+        os.makedirs(parent, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix='.%s.' % name, dir=parent)
+        try:
+            os.chmod(tmp, 0o755)    # apt's _apt sandbox user writes into it
+            fill(tmp)
+            if stamp:
+                open(os.path.join(tmp, stamp), 'w').close()
+            if os.path.lexists(dest):
+                os.rename(dest, tmp + '.old')
+                shutil.rmtree(tmp + '.old', ignore_errors=True)
+            os.rename(tmp, dest)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return dest
+
+
+def apt_update():
+    """apt-get update (as root), one at a time (the cache's apt.lock, as
+    build.install), waiting for apt's own lock; False if it failed."""
+    if os.geteuid() != 0:
+        return False
+    with build.locked(os.path.join(cache_dir(), 'apt.lock'), say, 'another apt-get'):
+        say('apt-get update (log: %s)' % build.apt_log())
+        return build.apt_get(['update', '-q']) == 0
+
+
+def ensure_dpkg_arch(darch):
+    """apt configured to download @darch packages (added as root)."""
+    if darch == out(['dpkg', '--print-architecture']).strip():
+        return
+    if darch in out(['dpkg', '--print-foreign-architectures']).split():
+        return
+    if os.geteuid() != 0:
+        raise FetchError(6, 'dpkg architecture %s not configured; run: sudo dpkg '
+                         '--add-architecture %s && sudo apt-get update' % (darch, darch))
+    say('adding dpkg architecture %s (to fetch its kernels and busybox)' % darch)
+    subprocess.run(['dpkg', '--add-architecture', darch], check=False)
+    if not apt_update():
+        raise FetchError(6, 'apt-get update failed (log: %s)' % build.apt_log())
+
+
+def fetch_deb(pkg, dest):
+    """Debian package @pkg (name[:arch][=version]) unpacked into @dest,
+    once (landed(): a .complete stamp marks a finished unpack, so that an
+    interrupted one is redone, and two runs fetching it at once download
+    it once)."""
+    def fill(tmp):
+        dl = os.path.join(tmp, '.deb')
+        os.mkdir(dl)
+        os.chmod(dl, 0o755)     # apt's _apt sandbox user writes here
+        say('downloading %s into %s (once)' % (pkg, dest))
+        if build.apt_get(['download', '-q', pkg], cwd=dl):
+            sys.stderr.write(build.log_tail(build.apt_log(), 5))
+            raise FetchError(6, 'apt-get download %s failed (log: %s)' % (pkg, build.apt_log()))
+        debs = glob.glob(os.path.join(dl, '*.deb'))
+        if len(debs) != 1 or subprocess.call(['dpkg-deb', '-x', debs[0], tmp]):
+            raise FetchError(6, 'dpkg-deb -x failed for %s' % pkg)
+        shutil.rmtree(dl)
+    return landed(dest, fill, '.complete')
+
+
+def cached_dirs(pattern):
+    """Complete cached package directories matching @pattern, oldest first."""
+    dirs = [os.path.dirname(c) for c in glob.glob(os.path.join(cache_dir(), pattern, '.complete'))]
+    return sorted(dirs, key=lambda d: version_key(os.path.basename(d)))
+
+
+def stock_kernel_dir(arch):
+    """The cached stock kernel (linux-image-6.1.0-*) of @arch (x86_64,
+    arm64), downloaded if none is cached (what linux-image-<arch>
+    depends on)."""
+    darch = DEB_ARCH[arch]
+    have = cached_dirs('linux-image-6.1.0-*-%s' % darch)
+    if have:
+        return have[-1]
+    ensure_dpkg_arch(darch)
+    meta = 'linux-image-' + darch
+    if darch != out(['dpkg', '--print-architecture']).strip():
+        meta += ':' + darch
+    m = re.search(r'^ *Depends: (linux-image-[0-9][^:\s]*)', out(['apt-cache', 'depends', meta]),
+                  re.M)
+    if not m:
+        raise FetchError(6, 'cannot resolve %s with apt-cache (not Debian? use --kernel)' % meta)
+    return fetch_deb('%s:%s' % (m.group(1), darch), os.path.join(cache_dir(), m.group(1)))
+
+
+def kernel_versions(arch, cached=True, names=None):
+    """The NAME of each linux-image-NAME-ARCH package (6.1.0-57,
+    6.12.117+deb12; no flavours, no metapackages) of @arch (x86_64,
+    arm64) that apt lists, and the cache holds if @cached, oldest first;
+    in @names (package names) instead if given."""
+    if names is None:
+        names = out(['apt-cache', 'pkgnames', 'linux-image-']).split()
+        if cached:
+            names += [os.path.basename(d) for d in cached_dirs('linux-image-*')]
+    pat = re.compile(r'linux-image-(%s)-%s' % (NAME, re.escape(DEB_ARCH[arch])))
+    return sorted({m.group(1) for m in map(pat.fullmatch, names) if m}, key=version_key)
+
+
+def known_versions(arch):
+    """kernel_versions(@arch) with apt configured for its packages and,
+    if it lists none and we are root, after an apt-get update: the
+    versions a kernel name is looked up in (FetchError)."""
+    ensure_dpkg_arch(DEB_ARCH[arch])
+    versions = kernel_versions(arch)
+    if not versions and apt_update():
+        versions = kernel_versions(arch)
+    return versions
+
+
+def pick_version(want, versions, darch):
+    """@want (a series: its newest; a full version: exactly it) among
+    @versions; FetchError(2) naming those there are."""
+    if re.fullmatch(SERIES, want):
+        pick = [v for v in versions if series(v) == want][-1:]
+    else:
+        pick = [v for v in versions if v == want]
+    if not pick:
+        raise FetchError(2, "no Debian kernel '%s' for %s; there are: %s" % (
+            want, darch, ' '.join(versions) or 'none (apt-get update?)'))
+    return pick[0]
+
+
+def debian_kernel_dir(want, arch):
+    """The cached linux-image-VERSION-<arch> package for @want (a series
+    or a version, pick_version), fetched once."""
+    darch = DEB_ARCH[arch]
+    pkg = 'linux-image-%s-%s' % (pick_version(want, known_versions(arch), darch), darch)
+    return fetch_deb('%s:%s' % (pkg, darch), os.path.join(cache_dir(), pkg))
 
 
 WORDS = ("oldest", "newest", "all")
@@ -61,13 +296,13 @@ def pick_versions(spec, versions):
     names, so that examples name kernels the archive has whatever it
     holds today; any other SPEC as given.  UsageError if the series has
     none."""
-    m = re.fullmatch(r"([0-9]+\.[0-9]+)-(" + "|".join(WORDS) + ")", spec)
+    m = re.fullmatch("(%s)-(%s)" % (SERIES, "|".join(WORDS)), spec)
     if not m:
         return [spec]
-    series, word = m.groups()
-    have = [v for v in versions if v.startswith(series + ".")]
+    ser, word = m.groups()
+    have = [v for v in versions if series(v) == ser]
     if not have:
-        raise UsageError(f"no Debian kernel of {series} for '{spec}'; there are: "
+        raise UsageError(f"no Debian kernel of {ser} for '{spec}'; there are: "
                          f"{' '.join(versions) or 'none (apt-get update?)'}")
     return {"oldest": have[:1], "newest": have[-1:], "all": have}[word]
 
@@ -79,7 +314,7 @@ class Kernel:
     def __init__(self, want, arch):
         self.arch = arch
         darch = DEB_ARCH[arch]
-        self.image_dir = fetched(fetch.debian_kernel_dir, want, arch)
+        self.image_dir = fetched(debian_kernel_dir, want, arch)
         mods = os.path.join(self.image_dir, "lib", "modules")
         rels = sorted(os.listdir(mods)) if os.path.isdir(mods) else []
         if not rels:
@@ -89,8 +324,8 @@ class Kernel:
         pkgver = self.release[:-len("-" + darch)] if self.release.endswith("-" + darch) \
             else self.release
         hdr = f"linux-headers-{self.release}"
-        self.headers_dir = os.path.join(CACHE, hdr)
-        fetched(fetch.fetch_deb, f"{hdr}:{darch}", self.headers_dir)
+        self.headers_dir = os.path.join(cache_dir(), hdr)
+        fetched(fetch_deb, f"{hdr}:{darch}", self.headers_dir)
         self.headers = os.path.join(self.headers_dir, "usr", "src", hdr)
         self.config = os.path.join(self.headers, ".config")
         self.symvers = os.path.join(self.headers, "Module.symvers")
@@ -132,12 +367,7 @@ def tree_version(tree):
     return "{VERSION}.{PATCHLEVEL}.{SUBLEVEL}".format(**vals) + vals.get("EXTRAVERSION", "")
 
 
-def _upstream(pkgver):
-    """6.12.117 of Debian's package version 6.12.117-1~deb12u1."""
-    return re.sub(r"-[^-]*$", "", pkgver)
-
-
-def _apt_versions(pkg):
+def apt_versions(pkg):
     """The versions of pkg that apt can download, newest first."""
     p = subprocess.run(["apt-cache", "madison", pkg], stdout=subprocess.PIPE,
                        stderr=subprocess.DEVNULL, text=True)
@@ -148,9 +378,9 @@ def source_version(version, installed, available):
     """The linux-source package version to build a kernel of upstream
     version `version` from: `installed` when it is that version, else the
     newest of `available` (apt's, newest first) that is; None if none is."""
-    if installed and _upstream(installed) == version:
+    if installed and upstream(installed) == version:
         return installed
-    return next((v for v in available if _upstream(v) == version), None)
+    return next((v for v in available if upstream(v) == version), None)
 
 
 def debian_source(kernel):
@@ -165,21 +395,21 @@ def debian_source(kernel):
     installed = q.stdout.strip() if q.returncode == 0 and os.path.isfile(tarball) else ""
     pkgver = source_version(kernel.version, installed, [])
     if not pkgver:
-        have = _apt_versions(pkg)
-        if not have and fetch.apt_update():
-            have = _apt_versions(pkg)
+        have = apt_versions(pkg)
+        if not have and apt_update():
+            have = apt_versions(pkg)
         pkgver = source_version(kernel.version, installed, have)
         if not pkgver:
             raise SetupError(f"apt has no {pkg} at {kernel.version}, the version of "
                              f"{kernel.release} (it has: {', '.join(have) or 'none'}): "
                              f"give --src TREE at {kernel.version}")
-    dest = os.path.join(CACHE, f"{pkg}-{pkgver}")
+    dest = os.path.join(cache_dir(), f"{pkg}-{pkgver}")
     if os.path.isdir(dest):
         return dest
     deb_dir = None
     if pkgver != installed:
-        deb_dir = os.path.join(CACHE, f"{pkg}_{pkgver}.deb")
-        fetched(fetch.fetch_deb, f"{pkg}={pkgver}", deb_dir)
+        deb_dir = os.path.join(cache_dir(), f"{pkg}_{pkgver}.deb")
+        fetched(fetch_deb, f"{pkg}={pkgver}", deb_dir)
         tarball = os.path.join(deb_dir, "usr", "src", f"{pkg}.tar.xz")
         if not os.path.isfile(tarball):
             raise SetupError(f"no usr/src/{pkg}.tar.xz in {pkg} {pkgver} "
@@ -192,43 +422,8 @@ def debian_source(kernel):
                            check=True)
         except (subprocess.CalledProcessError, OSError) as e:
             raise SetupError(f"unpacking {tarball} failed: {e}") from None
-    fetched(fetch.landed, dest, fill)
+    fetched(landed, dest, fill)
     if deb_dir:
         shutil.rmtree(deb_dir, ignore_errors=True)
     return dest
 
-
-
-
-
-VERSION_RE = re.compile(r"\b([0-9]+\.[0-9]+\.[0-9]+\+deb[0-9]+|[0-9]+\.[0-9]+\.0-[0-9]+)\b")
-
-
-def versions_in_examples(text):
-    """[(line number, version)] of each Debian kernel version (6.1.0-57,
-    6.12.117+deb12) that a command in TEXT's fenced code blocks
-    (Markdown) names: a line starting with one of the suite's commands,
-    make or git (an optional '$ ' prompt before it); output lines
-    ('bench/perf: ...') are not commands."""
-    found, inblock = [], False
-    for i, line in enumerate(text.splitlines(), 1):
-        if line.startswith("```"):
-            inblock = not inblock
-            continue
-        words = line.removeprefix("$ ").split()
-        if not inblock or not words or words[0].endswith(":") or \
-                not re.match(r"(vm|bench|lava)/|(make|git)$", words[0]):
-            continue
-        found += [(i, m.group(1)) for m in VERSION_RE.finditer(line)]
-    return found
-
-
-def missing_in_docs(paths, versions):
-    """['FILE:LINE: VERSION'] of each version an example of PATHS names
-    that is not in VERSIONS."""
-    out = []
-    for p in paths:
-        with open(p, encoding="utf-8") as f:
-            out += [f"{p}:{n}: {v}" for n, v in versions_in_examples(f.read())
-                    if v not in versions]
-    return out

@@ -49,12 +49,48 @@ import sys
 if not __package__:  # run as a file: python3 bench/kvmbench/docs_check.py
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     __package__ = 'kvmbench'
+from . import debian  # noqa: E402
 from .docs_check_code import (  # noqa: E402
     ARCH_DIRS, DESIGN, IDENT, check_arch, check_layers, check_lib, read)
 
 CHECKS = ('tests', 'paths', 'layers', 'lib', 'arch', 'shell', 'names', 'options', 'machine')
 PAGE = 60
 MACHINE_PATH = re.compile(r'(?<![\w.])(/(?:work|root)/|/home/\w)')
+
+
+# ---- the Debian kernels the examples name ----------------------------
+
+KERNEL_NAME = re.compile(r"\b(%s)\b" % debian.NAME)
+
+
+def versions_in_examples(text):
+    """[(line number, version)] of each Debian kernel version (6.1.0-57,
+    6.12.117+deb12) that a command in TEXT's fenced code blocks
+    (Markdown) names: a line starting with one of the suite's commands,
+    make or git (an optional '$ ' prompt before it); output lines
+    ('bench/perf: ...') are not commands."""
+    found, inblock = [], False
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.startswith("```"):
+            inblock = not inblock
+            continue
+        words = line.removeprefix("$ ").split()
+        if not inblock or not words or words[0].endswith(":") or \
+                not re.match(r"(vm|bench|lava)/|(make|git)$", words[0]):
+            continue
+        found += [(i, m.group(1)) for m in KERNEL_NAME.finditer(line)]
+    return found
+
+
+def missing_in_docs(paths, versions):
+    """['FILE:LINE: VERSION'] of each version an example of PATHS names
+    that is not in VERSIONS."""
+    out = []
+    for p in paths:
+        with open(p, encoding="utf-8") as f:
+            out += [f"{p}:{n}: {v}" for n, v in versions_in_examples(f.read())
+                    if v not in versions]
+    return out
 
 
 # ---- the tests the Makefile builds -------------------------------------

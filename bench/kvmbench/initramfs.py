@@ -8,7 +8,7 @@ module's depends=), checked against the kernel's release for
 --kvm-modules (check_kvm_modules), and the initramfs itself (build): busybox,
 vm/init, the tests as /tests, the modules with their load order in
 /etc/vmrun/mods.<flavour> and /etc/vmrun/conf (MODE, HUGEPAGES, CMD).
-Failures are fetch.FetchError (2: the user's input, 6: the host)."""
+Failures are debian.FetchError (2: the user's input, 6: the host)."""
 import gzip
 import lzma
 import os
@@ -16,8 +16,8 @@ import re
 import shutil
 import subprocess
 
-from . import build, fetch
-from .fetch import FetchError, say
+from . import build, debian
+from .debian import FetchError, say
 
 # check:package pairs each emulator needs (check: a command, or a path).
 TOOLS = {
@@ -74,12 +74,12 @@ def ensure_host_tools(emu, arch):
 def static_busybox(arch):
     """A static busybox for guest @arch: the host's, or busybox-static of
     that arch from the cache."""
-    darch = fetch.deb_arch(arch)
-    if darch == fetch.out(['dpkg', '--print-architecture']).strip() and host_busybox_static():
+    darch = debian.DEB_ARCH[build.arch_name(arch)]
+    if darch == debian.out(['dpkg', '--print-architecture']).strip() and host_busybox_static():
         return '/bin/busybox'
-    fetch.ensure_dpkg_arch(darch)
-    d = fetch.fetch_deb('busybox-static:' + darch,
-                        os.path.join(fetch.cache_dir(), 'busybox-static-' + darch))
+    debian.ensure_dpkg_arch(darch)
+    d = debian.fetch_deb('busybox-static:' + darch,
+                         os.path.join(debian.cache_dir(), 'busybox-static-' + darch))
     return os.path.join(d, 'bin', 'busybox')
 
 

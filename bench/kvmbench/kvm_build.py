@@ -15,7 +15,6 @@ import datetime
 import hashlib
 import json
 import os
-import platform
 import re
 import shutil
 import signal
@@ -24,8 +23,9 @@ import sys
 import time
 
 from kvmbench import build, cli, debian, kvm_config, kvm_tree
+from kvmbench.build import host_arch
 from kvmbench.cli import Parser
-from kvmbench.errors import BuildError, Fail, UsageError
+from kvmbench.errors import BuildError, Fail, SetupError, UsageError
 
 PROG = "vm/kvm-build"
 MODULES = ("kvm", "kvm-amd", "kvm-intel")
@@ -33,11 +33,6 @@ MODULES = ("kvm", "kvm-amd", "kvm-intel")
 
 def info(msg):
     print(f"{PROG}: {msg}", file=sys.stderr, flush=True)
-
-
-def host_arch():
-    m = platform.machine()
-    return {"aarch64": "arm64", "amd64": "x86_64"}.get(m, m)
 
 
 def vermagic(ko):
@@ -60,7 +55,10 @@ class BuildDir:
                 *self.TOOLS]
         if self.arch == "arm64" and host_arch() != "arm64":
             pkgs.append("gcc-aarch64-linux-gnu")
-        debian.ensure_packages(*pkgs)
+        try:
+            build.ensure_packages(pkgs)
+        except BuildError as e:
+            raise SetupError(str(e)) from None
 
     @contextlib.contextmanager
     def prepared(self):
@@ -109,7 +107,7 @@ class Build(BuildDir):
         # One build directory a tree and kernel: patch sets and --config
         # switch in it, make rebuilding what they change.
         key = "\0".join([self.src, arch, self.kernel.release])
-        self.dir = os.path.join(debian.CACHE, "kvm-build",
+        self.dir = os.path.join(debian.cache_dir(), "kvm-build",
                                 hashlib.sha256(key.encode()).hexdigest()[:12])
         self.work = os.path.join(self.dir, "src")
         self.obj = os.path.join(self.dir, "obj")
@@ -319,7 +317,7 @@ class WholeBuild(BuildDir):
         # One build directory a tree, arch and base config: a change of
         # options (--config, the suite's) rebuilds what reads them, in place.
         key = "\0".join([self.src, arch, "whole"] + ([self.base] if self.kernel else []))
-        self.dir = os.path.join(debian.CACHE, "kvm-build",
+        self.dir = os.path.join(debian.cache_dir(), "kvm-build",
                                 hashlib.sha256(key.encode()).hexdigest()[:12])
         self.work = os.path.join(self.dir, "src")
         self.obj = os.path.join(self.dir, "obj")
@@ -343,8 +341,8 @@ class WholeBuild(BuildDir):
             # Its own cache (CCACHE_DIR unless set), kept with the builds;
             # paths relative to the build directories, the same in each
             # (KEY/obj, KEY/src), so a second tree reuses what compiles the same.
-            os.environ.setdefault("CCACHE_DIR", os.path.join(debian.CACHE, "ccache"))
-            os.environ.setdefault("CCACHE_BASEDIR", os.path.join(debian.CACHE, "kvm-build"))
+            os.environ.setdefault("CCACHE_DIR", os.path.join(debian.cache_dir(), "ccache"))
+            os.environ.setdefault("CCACHE_BASEDIR", os.path.join(debian.cache_dir(), "kvm-build"))
             cmd += [f"CC=ccache {cc}", "HOSTCC=ccache gcc"]
         elif cc != f"{cross}gcc":
             cmd.append(f"CC={cc}")

@@ -70,10 +70,7 @@ def build(c, out):
             c.kvm[s] = kvm_build.build_side(os.path.join(out, 'kvm-' + s), **kw)
             if c.kvm[s].get('whole'):
                 c.kvm[s]['tests'] = _build.uapi_tree(c.arch, c.kvm[s]['uapi'])
-        except _build.BuildError as e:
-            print('bench/compare: %s' % e, file=sys.stderr)
-            raise Fail('') from None
-        except Fail as e:
+        except Fail as e:           # a BuildError (uapi_tree's too) or a UsageError
             if str(e):
                 print('bench/compare: %s' % e, file=sys.stderr)
             raise

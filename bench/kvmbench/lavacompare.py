@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from . import lava, lavajobs
+from . import debian, lava, lavajobs
 
 PROG = 'bench/compare'
 STATS = os.path.join(lavajobs.REPO, 'bench', 'stats.py')
@@ -215,7 +215,7 @@ def main(argv=None):
     if not a.jobs:
         for s, (label, kernel, _, _) in zip('ab', sd):
             where[s] = {'kernel': {'release': 'Debian %s' % kernel if
-                                   lavajobs.DEBIAN_KERNEL.match(kernel) else kernel},
+                                   debian.is_spec(kernel) else kernel},
                         'arch': a.arch}
     kept, failed, notes = collect(api, jobs, done, out, defs, where)
     for n in notes:

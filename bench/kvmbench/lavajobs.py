@@ -17,7 +17,6 @@ from . import build, lava, vm
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAVA_DIR = os.path.join(REPO, 'lava')
 DEVICE_TYPE = 'qemu'
-DEBIAN_KERNEL = re.compile('^%s$' % build.KERNEL_VERSION)
 
 
 class JobSetupError(Exception):

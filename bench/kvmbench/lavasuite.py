@@ -10,7 +10,7 @@ import os
 import sys
 import time
 
-from . import lava, lavajobs
+from . import debian, lava, lavajobs
 from .tap import Tap
 
 PROG = 'vm/suite'
@@ -55,7 +55,7 @@ def main(argv=None):
         if x not in ('x86_64', 'arm64'):
             ap.error("unknown arch '%s' (x86_64, arm64)" % x)
     for k in kernels:
-        if not lavajobs.DEBIAN_KERNEL.match(k):
+        if not debian.is_spec(k):
             ap.error("bad kernel '%s' in --kernels" % k)
     steps = a.steps.split()
     if not steps or any(s not in ('list', 'tables') for s in steps):

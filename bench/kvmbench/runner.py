@@ -32,7 +32,6 @@ GUEST_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'guest.sh')
 
 # The suite's build and kernel names: kvmbench.build's, under the names
 # the callers of runner use.
-KERNEL_VERSION = _build.KERNEL_VERSION
 arch_dir = _build.arch_dir
 host_arch = _build.host_arch
 kernel_args = _build.kernel_args

@@ -24,8 +24,9 @@ import sys
 import threading
 import time
 
-from . import build, cli, fetch, lava, runner, stats, trackdb, tracklava, trackplan, vm
-from .trackjudge import pair_level, version_key
+from . import build, cli, debian, fetch, lava, runner, stats, trackdb, tracklava, trackplan, vm
+from .debian import version_key
+from .trackjudge import pair_level
 from .cli import check_test
 from .errors import Fail, UsageError
 from .results import Results, run_figures
@@ -140,20 +141,11 @@ class Kernel:
 
 def debian_versions(arch):
     """The Debian kernel versions of @arch that apt (or vm/run's cache)
-    has, oldest first (kvmbench.fetch, as vm/run finds them)."""
-    darch = fetch.deb_arch(arch)
+    has, oldest first (kvmbench.debian, as vm/run finds them)."""
     try:
-        fetch.ensure_dpkg_arch(darch)
-    except fetch.FetchError as e:
+        return debian.known_versions(arch)
+    except debian.FetchError as e:
         raise Fail(str(e), e.status)
-    have = fetch.debian_kernel_versions(darch)
-    if not have and fetch.apt_update():
-        have = fetch.debian_kernel_versions(darch)
-    return sorted(have, key=version_key)
-
-
-def series_of(v):
-    return '.'.join(v.split('.')[:2])
 
 
 def resolve(specs, arch, versions=None):
@@ -172,10 +164,10 @@ def resolve(specs, arch, versions=None):
             out.append(kvm_kernel(s, arch))
         elif s.startswith('all-'):
             ser = s[4:]
-            got = [v for v in known() if series_of(v) == ser]
+            got = [v for v in known() if debian.series(v) == ser]
             if not got:
                 raise UsageError("no Debian %s kernels for %s (apt has series %s)" % (
-                    s[4:], arch, ', '.join(sorted({series_of(v) for v in known()},
+                    s[4:], arch, ', '.join(sorted({debian.series(v) for v in known()},
                                                   key=version_key)) or 'none'))
             out += [Kernel(v, ['--debian-kernel', v]) for v in got]
         elif '..' in s:
@@ -183,10 +175,10 @@ def resolve(specs, arch, versions=None):
             for v in (a, b):
                 if v not in known():
                     raise UsageError("no Debian kernel '%s' for %s in the archive" % (v, arch))
-            if series_of(a) != series_of(b):
+            if debian.series(a) != debian.series(b):
                 raise UsageError("range %s: the two ends are of different series" % s)
             lo, hi = sorted((a, b), key=version_key)
-            got = [v for v in known() if series_of(v) == series_of(a) and
+            got = [v for v in known() if debian.series(v) == debian.series(a) and
                    version_key(lo) <= version_key(v) <= version_key(hi)]
             out += [Kernel(v, ['--debian-kernel', v]) for v in got]
         elif os.path.isfile(s.partition(':')[0]):
@@ -200,17 +192,17 @@ def resolve(specs, arch, versions=None):
             out.append(Kernel(os.path.abspath(s.partition(':')[0]) +
                               (':' + os.path.abspath(s.partition(':')[2])
                                if s.partition(':')[2] else ''), args))
-        elif re.fullmatch(r'[0-9]+\.[0-9]+', s):     # a series: its newest, as vm/run's
+        elif re.fullmatch(debian.SERIES, s):     # a series: its newest, as vm/run's
             try:
-                v = fetch.pick_version(s, known(), fetch.deb_arch(arch))
-            except fetch.FetchError as e:
+                v = debian.pick_version(s, known(), debian.DEB_ARCH[arch])
+            except debian.FetchError as e:
                 raise UsageError(str(e))
             out.append(Kernel(v, ['--debian-kernel', v]))
-        elif re.fullmatch(r'[0-9]+\.[0-9]+[.+-][0-9a-z.+-]*', s):
+        elif debian.is_version(s):
             if s not in known():
-                near = [v for v in known() if series_of(v) == series_of(s)]
+                near = [v for v in known() if debian.series(v) == debian.series(s)]
                 raise UsageError("no Debian kernel '%s' for %s in the archive (%s has: %s)" % (
-                    s, arch, series_of(s), ' '.join(near) or 'none'))
+                    s, arch, debian.series(s), ' '.join(near) or 'none'))
             out.append(Kernel(s, ['--debian-kernel', s]))
         else:
             raise UsageError("kernel '%s' is not a Debian version (6.12.117+deb12), a series "
@@ -234,7 +226,6 @@ def kvm_kernel(spec, arch):
         raise UsageError("%s: no kvm-build.json of vm/kvm-build --out %s" % (spec, d))
     if desc.get('arch', arch) != arch:
         raise UsageError('%s was built for %s, not %s' % (spec, desc['arch'], arch))
-    from . import debian
     ver = re.sub('-%s$' % debian.DEB_ARCH[arch], '', rel)
     return Kernel('kvm:' + os.path.abspath(d), ['--debian-kernel', ver, '--kvm-modules',
                                                 os.path.abspath(d)])

@@ -24,13 +24,9 @@ be no change point (or two).  docs/track.md says more.
 import math
 import os
 import random
-import re
 
 from . import changepoint, stats
-
-
-def version_key(v):
-    return [int(x) if x.isdigit() else x for x in re.split(r'([0-9]+)', v)]
+from .debian import version_key
 
 
 def pair_level(level, pairs, ncmds):

@@ -20,7 +20,7 @@ import json
 import os
 import time
 
-from . import lava, lavajobs, runner, trackplan
+from . import debian, lava, lavajobs, runner, trackplan
 from .errors import Fail, UsageError
 from .results import run_figures
 
@@ -65,7 +65,7 @@ def minutes(a, cmds, idx):
 def release_of(kernel):
     """The runs' release column: LAVA reports no uname, so the kernel as
     given (a Debian version as bench/compare --lava names it)."""
-    return 'Debian %s' % kernel if lavajobs.DEBIAN_KERNEL.match(kernel) else kernel
+    return 'Debian %s' % kernel if debian.is_spec(kernel) else kernel
 
 
 def seconds(job):

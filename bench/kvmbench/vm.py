@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 
-from . import boot, build, cli, fetch, initramfs
+from . import boot, build, cli, debian, fetch, initramfs
 from .boot import Exit, info
 
 REPO = build.REPO
@@ -214,7 +214,7 @@ def parse(argv, host=None, repo=REPO):
         raise usage_error('--modules needs --kernel')
     if a.debian_kernel and a.kernel:
         raise usage_error('--debian-kernel and --kernel exclude each other')
-    if a.debian_kernel and not re.fullmatch(build.KERNEL_VERSION, a.debian_kernel):
+    if a.debian_kernel and not debian.is_spec(a.debian_kernel):
         raise usage_error("bad --debian-kernel '%s' (e.g. 6.12, 6.12.115+deb12, 6.1.0-57)"
                           % a.debian_kernel)
     if a.kernel and not (os.path.isfile(a.kernel) and os.access(a.kernel, os.R_OK)):
@@ -319,9 +319,9 @@ def choose_kernel(a):
         return emu_kernel(a, a.kernel, False), a.modules or ''
     try:
         if a.debian_kernel:
-            kdir = fetch.debian_kernel_dir(a.debian_kernel, a.arch)
+            kdir = debian.debian_kernel_dir(a.debian_kernel, a.arch)
         else:
-            kdir = fetch.stock_kernel_dir(a.arch)
+            kdir = debian.stock_kernel_dir(a.arch)
         img, mods = fetch.kernel_in(kdir)
     except fetch.FetchError as e:
         raise Exit(e.status, str(e)) from None
