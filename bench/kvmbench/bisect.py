@@ -19,7 +19,7 @@ import tempfile
 
 from . import build as _build, cli, debian, kvm_bisect, runner, stats_cli
 from .cli import Parser, Usage, check_kernels, check_test, test_command, vm_size
-from .errors import Fail
+from .errors import Fail, say
 from .results import Results, baseline_samples, baseline_values
 from .stats import runs_refusal
 
@@ -95,7 +95,7 @@ class CannotTest(Exception):
 
 
 def info(msg):
-    print('%s: %s' % (PROG, msg), file=sys.stderr, flush=True)
+    say(PROG, msg)
 
 
 VALUED = {'--kernel': 'kernel', '--modules': 'modules', '--build': 'build',

@@ -22,6 +22,7 @@ import sys
 import time
 
 from . import cli
+from .errors import say
 
 PROG = 'vm/run'
 
@@ -35,7 +36,7 @@ class Exit(Exception):
 
 
 def info(msg):
-    print('%s: %s' % (PROG, msg), file=sys.stderr, flush=True)
+    say(PROG, msg)
 
 
 def elapsed(t0, now=None):

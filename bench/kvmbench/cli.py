@@ -62,6 +62,14 @@ class Parser(argparse.ArgumentParser):
         return self.parse_args(args), rest
 
 
+def positive(text):
+    """An argparse type: a positive whole number (ValueError if @text is
+    none)."""
+    if not re.fullmatch(r'[1-9][0-9]*', text):
+        raise ValueError(text)
+    return int(text)
+
+
 MARK = '.kvm-selftests'  # in an output folder: the program that made it (make_out)
 
 

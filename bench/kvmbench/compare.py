@@ -17,8 +17,8 @@ import shutil
 import sys
 
 from . import cli, debian, kvm_sides, runner, stats_cli
-from .cli import Parser, Usage, check_kernels, check_test, test_command, vm_size
-from .errors import Fail
+from .cli import Parser, Usage, check_kernels, check_test, positive, test_command, vm_size
+from .errors import Fail, say
 from .results import Results, elapsed
 from .stats import look_schedule, runs_refusal
 
@@ -107,13 +107,7 @@ HELP = HELP.replace('{kvm_sides}', kvm_sides.HELP)
 
 
 def info(msg):
-    print('%s: %s' % (PROG, msg), file=sys.stderr, flush=True)
-
-
-def positive(name, v):
-    if not re.fullmatch(r'[1-9][0-9]*', v):
-        raise Usage("%s must be a positive number: '%s'" % (name, v))
-    return int(v)
+    say(PROG, msg)
 
 
 DECIMAL = r'[0-9]+([.][0-9]+)?'
@@ -233,7 +227,11 @@ def parse(argv):
     if c.out:
         cli.check_out('--out', c.out)
     for opt in ('runs', 'smp', 'per_boot', 'run_timeout', 'max_runs'):
-        setattr(c, opt, positive('--' + opt.replace('_', '-'), getattr(c, opt)))
+        try:
+            setattr(c, opt, positive(getattr(c, opt)))
+        except ValueError:
+            raise Usage("--%s must be a positive number: '%s'" % (
+                opt.replace('_', '-'), getattr(c, opt))) from None
     c.level = number('--level', c.level, r'[0-9]{1,2}([.][0-9]+)?', 'a percentage below 100')
     c.until = c.until and number('--until', c.until, DECIMAL, 'a percentage')
     c.budget = number('--budget', c.budget, DECIMAL, 'minutes', zero=True)

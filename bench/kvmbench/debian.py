@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 
-from kvmbench import build
+from kvmbench import build, errors
 from kvmbench.errors import SetupError, UsageError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -51,7 +51,7 @@ class FetchError(Exception):
 
 
 def say(msg):
-    print(f"{PROG[0]}: {msg}", file=sys.stderr, flush=True)
+    errors.say(PROG[0], msg)
 
 
 def cache_dir():

@@ -3,6 +3,15 @@
 status (2 usage or bad input, 1 a failure such as a build, 6 host set-up)."""
 
 
+import sys
+
+
+def say(prog, msg):
+    """The one way the programs tell the user something: 'PROG: MSG' on
+    stderr, at once."""
+    print('%s: %s' % (prog, msg), file=sys.stderr, flush=True)
+
+
 class Fail(Exception):
     """An error that ends the script with STATUS after printing its message."""
     status = 1

@@ -25,14 +25,14 @@ import time
 from kvmbench import build, cli, debian, kvm_config, kvm_tree
 from kvmbench.build import host_arch
 from kvmbench.cli import Parser
-from kvmbench.errors import BuildError, Fail, SetupError, UsageError
+from kvmbench.errors import BuildError, Fail, SetupError, UsageError, say
 
 PROG = "vm/kvm-build"
 MODULES = ("kvm", "kvm-amd", "kvm-intel")
 
 
 def info(msg):
-    print(f"{PROG}: {msg}", file=sys.stderr, flush=True)
+    say(PROG, msg)
 
 
 def vermagic(ko):

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from . import build, cli, lava
+from . import build, cli, errors, lava
 from .cli import Parser, Usage
 
 STATE = os.environ.get('LAVA_LAB_DIR', '/var/lib/kvm-selftests-lava')
@@ -34,7 +34,7 @@ ENV = dict(os.environ, PATH='/usr/bin:/usr/sbin:/bin:/sbin:' + os.environ.get('P
 
 
 def say(msg):
-    print('lava/lab: %s' % msg, file=sys.stderr, flush=True)
+    errors.say('lava/lab', msg)
 
 
 def die(msg, code=1):

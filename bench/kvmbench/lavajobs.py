@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 from . import build, lava, vm
+from .errors import say
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAVA_DIR = os.path.join(REPO, 'lava')
@@ -21,10 +22,6 @@ DEVICE_TYPE = 'qemu'
 
 class JobSetupError(Exception):
     pass
-
-
-def say(prog, msg):
-    print('%s: %s' % (prog, msg), file=sys.stderr, flush=True)
 
 
 def connect(prog, spec, token=None):
@@ -150,19 +147,13 @@ def job_yaml(name, arch, boot, urls, params, smp=2, mem_mib=2048, icount=None, m
     return '\n'.join(ln for ln in text.splitlines() if not ln.startswith('#')) + '\n'
 
 
-def mem_mib(mem):
-    """MiB of a --mem size (2G, 512M, 1048576K; a bare number is MiB)."""
-    scale = {'K': 1 / 1024, 'M': 1, 'G': 1024, 'T': 1 << 20}
-    return int(int(mem[:-1]) * scale[mem[-1]]) if mem[-1] in scale else int(mem)
-
-
 def perf_job(name, arch, boot, urls, runs, mem='2G', smp=1, icount=None, minutes=60):
     """A job of the perf step: @runs [(NAME, TEST, [ARGS])] in order, each a
     test case NAME with its figures as measurements NAME.FIGURE."""
     perf = ';'.join('%s %s' % (n, ' '.join(shlex.quote(x) for x in [test] + list(args)))
                     for n, test, args in runs)
     return job_yaml(name, arch, boot, urls, {'STEPS': 'perf', 'PERF': perf}, smp=smp,
-                    mem_mib=mem_mib(mem), icount=icount, minutes=minutes)
+                    mem_mib=vm.mem_mib(mem), icount=icount, minutes=minutes)
 
 
 def job_outcome(api, jid, job, out, definition=None):

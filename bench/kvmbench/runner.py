@@ -25,6 +25,7 @@ import sys
 import time
 
 from . import build as _build
+from . import initramfs as _initramfs
 from . import vm as _vm
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -40,8 +41,9 @@ check_cpu = _vm.check_cpu
 Run = collections.namedtuple('Run', 'side idx warm args')
 
 def shquote(args):
-    """Each of @args single-quoted for a POSIX shell, space-separated."""
-    return ' '.join("'%s'" % a.replace("'", "'\\''") for a in args)
+    """Each of @args single-quoted for a POSIX shell (initramfs.shquote),
+    space-separated."""
+    return ' '.join(map(_initramfs.shquote, args))
 
 def ensure(arch, *packages):
     """The build's dependencies for @arch and @packages installed (Debian);

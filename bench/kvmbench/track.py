@@ -28,7 +28,7 @@ from . import build, cli, debian, fetch, lava, runner, stats, trackdb, tracklava
 from .debian import version_key
 from .trackjudge import pair_level
 from .cli import check_test
-from .errors import Fail, UsageError
+from .errors import Fail, UsageError, say
 from .results import Results, run_figures
 
 PROG = 'bench/track'
@@ -67,7 +67,7 @@ figure could not be judged; 2 usage or bad input (nothing written).
 
 
 def info(msg):
-    print('%s: %s' % (PROG, msg), file=sys.stderr, flush=True)
+    say(PROG, msg)
 
 
 class Args(argparse.ArgumentParser):
@@ -271,10 +271,6 @@ def commands(a):
     if len(set(names)) != len(names):
         raise UsageError('a command name given twice')
     return out
-
-
-def judged_figures(cmds):
-    return sum(len(c.figures) for c in cmds)
 
 
 def runs_needed(n_kernels, cmds, level):

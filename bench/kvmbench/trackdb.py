@@ -329,9 +329,5 @@ class DB:
                 boot, []).append(v)
         return out
 
-    def kernels(self):
-        """The kernels stored, in the order their first run was stored."""
-        return [r[0] for r in self.q('SELECT kernel FROM runs GROUP BY kernel ORDER BY min(id)')]
-
     def count(self, table):
         return self.q('SELECT count(*) FROM %s' % table)[0][0]

@@ -21,7 +21,7 @@ import os
 import time
 
 from . import debian, lava, lavajobs, runner, trackplan
-from .errors import Fail, UsageError
+from .errors import Fail, UsageError, say
 from .results import run_figures
 
 PROG = 'bench/track'
@@ -30,7 +30,7 @@ POLL = 10           # seconds between looks at the jobs in the lab
 
 
 def info(msg):
-    lavajobs.say(PROG, msg)
+    say(PROG, msg)
 
 
 def connect(a):

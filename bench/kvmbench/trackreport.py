@@ -21,6 +21,7 @@ import io
 import os
 
 from . import cli, runner, trackjudge
+from .render import Table
 
 STYLE = ('body{font-family:sans-serif;max-width:80em;margin:1em auto}'
          'table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 6px}'
@@ -140,9 +141,12 @@ def html_table(head, rows):
 
 
 def md_table(head, rows):
-    out = ['| ' + ' | '.join(head) + ' |', '|' + ' --- |' * len(head)]
-    out += ['| ' + ' | '.join(str(x) for x in r[:-1]) + ' |' for r in rows]
-    return '\n'.join(out)
+    """The Markdown table (render.Table) of @rows, each without its last
+    cell (the HTML table's class)."""
+    t = Table(head)
+    for r in rows:
+        t.add(*r[:-1])
+    return t.markdown().rstrip('\n')
 
 
 def steps(judged):

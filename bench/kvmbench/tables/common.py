@@ -7,19 +7,12 @@ import subprocess
 import sys
 
 from .. import build as _build, runner, stats, vm
-from ..cli import Usage
+from ..cli import Usage, positive  # noqa: F401 (the tables' argparse type)
 from ..errors import Fail
 from ..stats_cli import median_text
 
 REPO = runner.REPO
 PROG = 'bench/table'
-
-
-def positive(text):
-    """An argparse type: a positive whole number."""
-    if not re.fullmatch(r'[1-9][0-9]*', text):
-        raise ValueError(text)
-    return int(text)
 
 
 positive.__name__ = 'positive number'
