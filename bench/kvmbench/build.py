@@ -4,7 +4,7 @@
 Arch names (x86_64, arm64; aarch64 and amd64 are aliases) and their
 build/ directories, the Debian packages a build needs (installed as
 root, else the command to run is printed; install() is the one
-installer of host packages, apt_get() the one apt-get call), the static kselftest install
+installer of host packages, debian.apt_get() the one apt-get call), the static kselftest install
 of the suite for an arch under build/<dir>/kselftest_install (and
 against a kernel tree's uapi headers, uapi_tree), and the
 vm/run options for a kernel a user names (kernel_args).  vm/run,
@@ -21,8 +21,6 @@ build through here.
   python3 -m kvmbench.build arch-dir ARCH        the build/ subdirectory
 """
 import argparse
-import contextlib
-import fcntl
 import hashlib
 import os
 import re
@@ -116,85 +114,6 @@ def missing(pkgs):
     return [p for p in pkgs if not installed(p)]
 
 
-APT_WAIT = 600   # seconds an apt-get call waits for apt's locks
-
-
-def apt_log():
-    """The log apt-get's own output goes to: logs/apt.log in the cache."""
-    return os.path.join(debian.cache_dir(), 'logs', 'apt.log')
-
-
-@contextlib.contextmanager
-def locked(path, say=None, what=None):
-    """An exclusive flock on file @path (made if missing) for the block,
-    waited for; @say('waiting for @what ...') once if another holds it."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, 'a') as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if say:
-                say('waiting for %s (another run holds %s)' % (what or path, path))
-            fcntl.flock(f, fcntl.LOCK_EX)
-        yield
-
-
-def finish(p):
-    """@p's exit status once it ended, even if a signal comes first (it
-    is raised after: dpkg is not cut short, which would leave the
-    machine's packages half configured)."""
-    pending = None
-    while True:
-        try:
-            rc = p.wait()
-            break
-        except BaseException as e:     # KeyboardInterrupt, a signal's SystemExit
-            if pending is None:
-                print('apt-get: finishing first (its log: %s)' % apt_log(), file=sys.stderr,
-                      flush=True)
-            pending = e
-    if pending is not None:
-        raise pending
-    return rc
-
-
-def apt_get(args, cwd=None, log=None):
-    """apt-get @args, its output appended to @log (default apt_log()),
-    waiting up to APT_WAIT s for apt's own locks: dpkg's through
-    DPkg::Lock::Timeout, the lists' (apt-get update does not wait for it:
-    "Could not get lock /var/lib/apt/lists/lock") by trying again every
-    2 s; its exit status.  In a session of its own, ended before a
-    signal to us is acted on (finish)."""
-    log = log or apt_log()
-    os.makedirs(os.path.dirname(os.path.abspath(log)), exist_ok=True)
-    env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
-    deadline = time.time() + APT_WAIT
-    while True:
-        with open(log, 'a') as f:
-            f.write('$ apt-get %s\n' % ' '.join(args))
-            f.flush()
-            start = f.tell()
-            rc = finish(subprocess.Popen(
-                ['apt-get', '-o', 'DPkg::Lock::Timeout=%d' % APT_WAIT] + args, stdout=f,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
-                start_new_session=True))
-        with open(log, errors='replace') as f:
-            f.seek(start)
-            busy = 'Could not get lock' in f.read()
-        if rc == 0 or not busy or time.time() > deadline:
-            return rc
-        time.sleep(2)
-
-
-def log_tail(log, n=15):
-    """The last @n lines of @log."""
-    try:
-        with open(log, errors='replace') as f:
-            return ''.join(f.readlines()[-n:])
-    except OSError:
-        return ''
-
-
 def upgrades(pkgs):
     """The installed packages apt-get install @pkgs would upgrade (its
     simulation's "Inst NAME [OLD]" lines): those it needs newer."""
@@ -208,7 +127,7 @@ def install(pkgs, why='', say=None, still=missing):
     """Install those of @pkgs still missing (as root), for @why (said with
     them): one install at a time on this machine (the cache's apt.lock:
     a second run waits, then finds them there and installs nothing);
-    apt's output in apt_log() (its last lines on stderr if it fails);
+    apt's output in debian.apt_log() (its last lines on stderr if it fails);
     --no-upgrade: an installed package named is not upgraded; the
     installed packages apt must upgrade for them are said.  Adds dpkg's
     arm64 architecture if one is :arm64.  BuildError if that fails or we
@@ -221,11 +140,11 @@ def install(pkgs, why='', say=None, still=missing):
         raise DepsError('missing packages%s; run: sudo dpkg --add-architecture arm64 && '
                         'sudo apt-get update && sudo apt-get install -y --no-install-recommends '
                         '%s' % (' (%s)' % why if why else '', ' '.join(still(pkgs))))
-    with locked(os.path.join(debian.cache_dir(), 'apt.lock'), say, 'another install'):
+    with debian.locked(os.path.join(debian.cache_dir(), 'apt.lock'), say, 'another install'):
         pkgs = still(pkgs)
         if not pkgs:
             return
-        log = apt_log()
+        log = debian.apt_log()
         t0 = time.time()
         say('installing %s%s (apt-get install --no-install-recommends --no-upgrade; '
             'log: %s)' % (' '.join(pkgs), ' ' + why if why else '', log))
@@ -234,16 +153,16 @@ def install(pkgs, why='', say=None, still=missing):
                                      stdout=subprocess.PIPE, text=True).stdout.split()
             if 'arm64' not in foreign:
                 subprocess.run(['dpkg', '--add-architecture', 'arm64'], check=False)
-        if apt_get(['update', '-q'], log=log):
-            sys.stderr.write(log_tail(log))
+        if debian.apt_get(['update', '-q'], log=log):
+            sys.stderr.write(debian.log_tail(log))
             raise DepsError('apt-get update failed (log: %s)' % log)
         up = upgrades(pkgs)
         if up:
             say('also upgrading, as %s need%s newer: %s' % (
                 ' '.join(pkgs), 's' if len(pkgs) == 1 else '', ' '.join(up)))
-        if apt_get(['install', '-y', '-q', '--no-install-recommends', '--no-upgrade'] + pkgs,
+        if debian.apt_get(['install', '-y', '-q', '--no-install-recommends', '--no-upgrade'] + pkgs,
                    log=log):
-            sys.stderr.write(log_tail(log))
+            sys.stderr.write(debian.log_tail(log))
             raise DepsError('apt-get install %s failed (log: %s)' % (' '.join(pkgs), log))
         say('installed %s in %.0f s' % (' '.join(pkgs), time.time() - t0))
 

@@ -197,7 +197,7 @@ class Interrupted(KeyboardInterrupt):
 def children():
     """The process ids whose parent is this process (from /proc), but
     those that ended (zombies) and those in a session of their own
-    (build.apt_get's apt-get: an install is not cut short)."""
+    (debian.apt_get's apt-get: an install is not cut short)."""
     me, sid, out = os.getpid(), os.getsid(0), []
     for d in os.listdir('/proc'):
         if not d.isdigit():

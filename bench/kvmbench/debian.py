@@ -14,11 +14,16 @@
              (fetch_deb, stock_kernel_dir, debian_kernel_dir; a failure
              is FetchError(status, message): 2 the user's mistake, 6 the
              host's set-up); a kernel's headers and linux-source-SERIES
-             for a KVM build (Kernel, debian_source).
+             for a KVM build (Kernel, debian_source);
+  apt        apt-get as every program calls it (apt_get: waiting for
+             apt's locks, its output in the cache's logs/apt.log), the
+             cache's locks (locked, landed: an entry lands whole).
 
-It imports kvmbench.errors and kvmbench.build (its locks and apt calls,
-used at call time): kvmbench.build, fetch, track and the others ask it."""
+It imports only kvmbench.errors: kvmbench.build, fetch, track and the
+others ask it."""
 
+import contextlib
+import fcntl
 import glob
 import os
 import re
@@ -26,8 +31,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
-from kvmbench import build, errors
+from kvmbench import errors
 from kvmbench.errors import SetupError, UsageError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -129,14 +135,14 @@ def fetched(fn, *args):
         return fn(*args)
     except FetchError as e:
         raise (UsageError if e.status == 2 else SetupError)(str(e))
-    except build.BuildError as e:
+    except errors.BuildError as e:
         raise SetupError(str(e))
 
 
 def cache_lock(name):
-    """The lock (build.locked) of cache entry @name: .locks/NAME.lock in
+    """The lock (locked) of cache entry @name: .locks/NAME.lock in
     the cache, waited for."""
-    return build.locked(os.path.join(cache_dir(), '.locks', name.replace('/', '_') + '.lock'),
+    return locked(os.path.join(cache_dir(), '.locks', name.replace('/', '_') + '.lock'),
                         say, name)
 
 
@@ -177,9 +183,9 @@ def apt_update():
     build.install), waiting for apt's own lock; False if it failed."""
     if os.geteuid() != 0:
         return False
-    with build.locked(os.path.join(cache_dir(), 'apt.lock'), say, 'another apt-get'):
-        say('apt-get update (log: %s)' % build.apt_log())
-        return build.apt_get(['update', '-q']) == 0
+    with locked(os.path.join(cache_dir(), 'apt.lock'), say, 'another apt-get'):
+        say('apt-get update (log: %s)' % apt_log())
+        return apt_get(['update', '-q']) == 0
 
 
 def ensure_dpkg_arch(darch):
@@ -194,7 +200,7 @@ def ensure_dpkg_arch(darch):
     say('adding dpkg architecture %s (to fetch its kernels and busybox)' % darch)
     subprocess.run(['dpkg', '--add-architecture', darch], check=False)
     if not apt_update():
-        raise FetchError(6, 'apt-get update failed (log: %s)' % build.apt_log())
+        raise FetchError(6, 'apt-get update failed (log: %s)' % apt_log())
 
 
 def fetch_deb(pkg, dest):
@@ -207,9 +213,9 @@ def fetch_deb(pkg, dest):
         os.mkdir(dl)
         os.chmod(dl, 0o755)     # apt's _apt sandbox user writes here
         say('downloading %s into %s (once)' % (pkg, dest))
-        if build.apt_get(['download', '-q', pkg], cwd=dl):
-            sys.stderr.write(build.log_tail(build.apt_log(), 5))
-            raise FetchError(6, 'apt-get download %s failed (log: %s)' % (pkg, build.apt_log()))
+        if apt_get(['download', '-q', pkg], cwd=dl):
+            sys.stderr.write(log_tail(apt_log(), 5))
+            raise FetchError(6, 'apt-get download %s failed (log: %s)' % (pkg, apt_log()))
         debs = glob.glob(os.path.join(dl, '*.deb'))
         if len(debs) != 1 or subprocess.call(['dpkg-deb', '-x', debs[0], tmp]):
             raise FetchError(6, 'dpkg-deb -x failed for %s' % pkg)
@@ -427,3 +433,81 @@ def debian_source(kernel):
         shutil.rmtree(deb_dir, ignore_errors=True)
     return dest
 
+
+APT_WAIT = 600   # seconds an apt-get call waits for apt's locks
+
+
+def apt_log():
+    """The log apt-get's own output goes to: logs/apt.log in the cache."""
+    return os.path.join(cache_dir(), 'logs', 'apt.log')
+
+
+@contextlib.contextmanager
+def locked(path, say=None, what=None):
+    """An exclusive flock on file @path (made if missing) for the block,
+    waited for; @say('waiting for @what ...') once if another holds it."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'a') as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if say:
+                say('waiting for %s (another run holds %s)' % (what or path, path))
+            fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def finish(p):
+    """@p's exit status once it ended, even if a signal comes first (it
+    is raised after: dpkg is not cut short, which would leave the
+    machine's packages half configured)."""
+    pending = None
+    while True:
+        try:
+            rc = p.wait()
+            break
+        except BaseException as e:     # KeyboardInterrupt, a signal's SystemExit
+            if pending is None:
+                print('apt-get: finishing first (its log: %s)' % apt_log(), file=sys.stderr,
+                      flush=True)
+            pending = e
+    if pending is not None:
+        raise pending
+    return rc
+
+
+def apt_get(args, cwd=None, log=None):
+    """apt-get @args, its output appended to @log (default apt_log()),
+    waiting up to APT_WAIT s for apt's own locks: dpkg's through
+    DPkg::Lock::Timeout, the lists' (apt-get update does not wait for it:
+    "Could not get lock /var/lib/apt/lists/lock") by trying again every
+    2 s; its exit status.  In a session of its own, ended before a
+    signal to us is acted on (finish)."""
+    log = log or apt_log()
+    os.makedirs(os.path.dirname(os.path.abspath(log)), exist_ok=True)
+    env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
+    deadline = time.time() + APT_WAIT
+    while True:
+        with open(log, 'a') as f:
+            f.write('$ apt-get %s\n' % ' '.join(args))
+            f.flush()
+            start = f.tell()
+            rc = finish(subprocess.Popen(
+                ['apt-get', '-o', 'DPkg::Lock::Timeout=%d' % APT_WAIT] + args, stdout=f,
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
+                start_new_session=True))
+        with open(log, errors='replace') as f:
+            f.seek(start)
+            busy = 'Could not get lock' in f.read()
+        if rc == 0 or not busy or time.time() > deadline:
+            return rc
+        time.sleep(2)
+
+
+def log_tail(log, n=15):
+    """The last @n lines of @log."""
+    try:
+        with open(log, errors='replace') as f:
+            return ''.join(f.readlines()[-n:])
+    except OSError:
+        return ''

@@ -65,7 +65,7 @@ class BuildDir:
         """Locked (two builds of one tree wait for each other), the log
         begun, the tools there, the shadow synced with the patches,
         configured: {step: seconds} so far."""
-        with build.locked(os.path.join(self.dir, "lock"), info, f"the build in {self.dir}"):
+        with debian.locked(os.path.join(self.dir, "lock"), info, f"the build in {self.dir}"):
             if os.path.isfile(self.log):
                 os.replace(self.log, self.log + ".prev")
             open(self.log, "w", encoding="utf-8").close()
