@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""kvmbench: the bench scripts' Python (standard library only, 3.11).
+"""kvmbench: the bench scripts' Python (3.11: the standard library, and
+Debian's python3-matplotlib and python3-psycopg2 where a command needs
+them, installed by that command).
 
 Run as python3 -m kvmbench.NAME with bench/ on PYTHONPATH: the thin shell
 entry points do that (bench/compare, bench/bisect-run, bench/perf and
@@ -64,6 +66,11 @@ runs stats_cli.py.  The layers, each usable alone:
              kernels with the small or Debian's config (kvm_config)
   config_bisect  bench/config-bisect: the Kconfig options between two
              configs that carry a step (bisect(), for bench/attribute too)
+  attribute_cli, ddmin
+             bench/attribute (docs/attribute.md): the hunk between two
+             kernel trees that carries a step, by delta debugging (ddmin)
+             over the built files then their hunks, with the proof both
+             ways and a report in the kernel test robot's shape
   lava*, lab LAVA: its REST API (lava), jobs (lavajobs), vm/suite --lava
              (lavasuite), bench/compare --lava and --jobs (lavacompare),
              a local lab (lab, lava/lab)
