@@ -21,7 +21,7 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import boot, cli, debian, fetch, runner, vm  # noqa: E402
+from kvmbench import boot, cli, debian, runner, vm  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 from testkit import fake_tree  # noqa: E402
 
@@ -207,8 +207,8 @@ class Landed(unittest.TestCase):
 
                 def fill(tmp):
                     open(os.path.join(tmp, 'half'), 'w').close()
-                    raise fetch.FetchError(6, 'download failed')
-                with self.assertRaises(fetch.FetchError):
+                    raise debian.FetchError(6, 'download failed')
+                with self.assertRaises(debian.FetchError):
                     debian.landed(dest, fill, '.complete')
                 self.assertEqual(os.listdir(debian.cache_dir()), ['.locks'])
             finally:

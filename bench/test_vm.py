@@ -228,12 +228,12 @@ class Fetch(unittest.TestCase):
         self.assertEqual(debian.pick_version('6.12', v, 'amd64'), '6.12.10+deb12')
         self.assertEqual(debian.pick_version('6.1', v, 'amd64'), '6.1.0-10')
         self.assertEqual(debian.pick_version('6.1.0-9', v, 'amd64'), '6.1.0-9')
-        with self.assertRaises(fetch.FetchError) as c:
+        with self.assertRaises(debian.FetchError) as c:
             debian.pick_version('6.99', v, 'amd64')
         self.assertEqual((c.exception.status, str(c.exception)),
                          (2, "no Debian kernel '6.99' for amd64; there are: 6.1.0-9 6.1.0-10 "
                           "6.12.9+deb12 6.12.10+deb12"))
-        with self.assertRaisesRegex(fetch.FetchError, r'there are: none \(apt-get update\?\)'):
+        with self.assertRaisesRegex(debian.FetchError, r'there are: none \(apt-get update\?\)'):
             debian.pick_version('6.1', [], 'arm64')
 
     def test_cache(self):
@@ -245,7 +245,7 @@ class Fetch(unittest.TestCase):
         self.assertEqual(fetch.kernel_in(newest),
                          (os.path.join(newest, 'boot', 'vmlinuz-6.1.0-10-amd64'),
                           os.path.join(newest, 'lib', 'modules', '6.1.0-10-amd64')))
-        with self.assertRaisesRegex(fetch.FetchError, 'no vmlinuz in'):
+        with self.assertRaisesRegex(debian.FetchError, 'no vmlinuz in'):
             fetch.kernel_in(self.tmp.name)
 
     def write(self, name, data):
@@ -337,17 +337,17 @@ class Initramfs(unittest.TestCase):
             with open(os.path.join(root, 'lib', 'modules', 'kvm.ko'), 'rb') as f:
                 self.assertTrue(f.read().startswith(b'\x7fELF'))
             self.assertEqual(initramfs.check_kvm_modules(mine, '6.1.0-10-amd64'), '')
-            with self.assertRaisesRegex(fetch.FetchError, 'kvm.ko is for 6.1.0-10-amd64, the '
+            with self.assertRaisesRegex(debian.FetchError, 'kvm.ko is for 6.1.0-10-amd64, the '
                                         'kernel to boot is 6.12'):
                 initramfs.check_kvm_modules(mine, '6.12')
-            with self.assertRaisesRegex(fetch.FetchError, 'no modules and no kernel'):
+            with self.assertRaisesRegex(debian.FetchError, 'no modules and no kernel'):
                 initramfs.check_kvm_modules(os.path.join(d, 'root', 'etc'), '6.12')
             boot = os.path.join(d, 'arm', 'boot')
             os.makedirs(boot)
             open(os.path.join(boot, 'Image-6.12.1-arm64'), 'w').close()
             self.assertEqual(initramfs.check_kvm_modules(os.path.dirname(boot), '6.12.1-arm64'),
                              os.path.join(boot, 'Image-6.12.1-arm64'))
-            with self.assertRaisesRegex(fetch.FetchError, 'its kernel is 6.12.1-arm64'):
+            with self.assertRaisesRegex(debian.FetchError, 'its kernel is 6.12.1-arm64'):
                 initramfs.check_kvm_modules(os.path.dirname(boot), '6.12.2-arm64')
             # arm64's KVM is built in: no list.
             root2 = os.path.join(d, 'root2')

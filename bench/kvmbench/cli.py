@@ -169,7 +169,7 @@ def check_kernels(specs, arch):
             try:
                 if versions:
                     debian.pick_version(s, versions, debian.DEB_ARCH[build.arch_name(arch)])
-            except fetch.FetchError as e:
+            except debian.FetchError as e:
                 raise Usage(str(e)) from None
         out.append(args)
     return out

@@ -312,7 +312,7 @@ def choose_kernel(a):
     --modules, a --debian-kernel or the stock kernel, fetched into the
     cache; Exit 3 for an image that is not a kernel, 2 for a version
     Debian has not, 6 if the download failed."""
-    fetch.PROG[0] = PROG
+    debian.PROG[0] = PROG
     if a.kernel:
         if not fetch.is_kernel_image(a.arch, a.kernel):
             raise Exit(3, '%s is not a bootable %s kernel image' % (a.kernel, a.arch))
@@ -323,7 +323,7 @@ def choose_kernel(a):
         else:
             kdir = debian.stock_kernel_dir(a.arch)
         img, mods = fetch.kernel_in(kdir)
-    except fetch.FetchError as e:
+    except debian.FetchError as e:
         raise Exit(e.status, str(e)) from None
     return emu_kernel(a, img, True), mods
 
@@ -345,7 +345,7 @@ def choose_kvm_modules(a):
 def prepare(a, work):
     """Everything before the boot, for checked settings @a: the test
     tree, accelerator, host tools, kernel and the initramfs in @work."""
-    fetch.PROG[0] = PROG
+    debian.PROG[0] = PROG
     a.dir = a.dir or default_dir(a)
     check_dir(a)
     a.accel = choose_accel(a)
@@ -354,7 +354,7 @@ def prepare(a, work):
         a.kernel, a.modtree = choose_kernel(a)
         choose_kvm_modules(a)
         initramfs.build_initramfs(a, work)
-    except fetch.FetchError as e:
+    except debian.FetchError as e:
         raise Exit(e.status, str(e)) from None
 
 
@@ -365,12 +365,12 @@ def host_setup(arch, vm_args):
     together after it find them there.  Exit (its status, one line) if
     that fails."""
     a = parse(['--arch', arch] + list(vm_args))
-    fetch.PROG[0] = PROG
+    debian.PROG[0] = PROG
     try:
         initramfs.ensure_host_tools(a.emu, a.arch)
         choose_kernel(a)
         initramfs.static_busybox(a.arch)
-    except fetch.FetchError as e:
+    except debian.FetchError as e:
         raise Exit(e.status, str(e)) from None
 
 
