@@ -73,7 +73,8 @@ expect() {
 }
 run() { "$@"; RC=$?; return 0; }	# run CMD...: its status in RC, never fails
 # verdict DIR FIGURE: FIGURE's verdict in bench/compare --out DIR's compare.json.
-verdict() { python3 "$REPO/bench/stats.py" figure "$1/compare.json" "$2" verdict 2>/dev/null; }
+figure() { python3 "$REPO/bench/stats.py" figure "$1/compare.json" "$2" "$3" 2>/dev/null; }
+verdict() { figure "$1" "$2" verdict; }
 
 echo "TAP version 13"
 check "vm/kvm-build from Debian's linux-source-$K (stock)" build.log \
@@ -105,10 +106,17 @@ for f in populate_ns vcpu.tlb_flush/page; do
 	if [[ $v == worse ]]; then ok "compare --patch: $f worse"; else
 		not_ok "compare --patch: $f ${v:-missing}, wanted worse"; fi
 done
+# The dirty pass and the get pass take few slow-path faults (the dirty
+# pass's write faults are mostly fixed by the fast path): a flush a fault
+# moves them by a fraction of a percent, which 6 runs can resolve.  What
+# is checked is that the interval stays within 1% either way.
 for f in dirty_ns_avg get_ns_avg vcpu.pf_fixed/page; do
-	v=$(verdict "$OUT/compare" "$f")
-	if [[ $v == same ]]; then ok "compare --patch: $f the same"; else
-		not_ok "compare --patch: $f ${v:-missing}, wanted the same"; fi
+	lo=$(figure "$OUT/compare" "$f" lo) hi=$(figure "$OUT/compare" "$f" hi)
+	if [[ -n $lo && -n $hi ]] && awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(l > 0.99 && h < 1.01) }'; then
+		ok "compare --patch: $f within 1% ([$lo, $hi])"
+	else
+		not_ok "compare --patch: $f [${lo:-missing}, ${hi:-missing}], wanted within 1%"
+	fi
 done
 if [[ -s $OUT/cover.md && -s $OUT/cover.md.txt ]] && grep -qF "$BAD_SUBJECT" "$OUT/cover.md"; then
 	ok "compare --table: Markdown and text, the patch's subject"
