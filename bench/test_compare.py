@@ -19,7 +19,7 @@ import unittest
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
-from kvmbench import bisect, compare, cover, perf, render, runner, stats_cli  # noqa: E402
+from kvmbench import bisect, cli, compare, cover, perf, render, runner, stats_cli  # noqa: E402
 from kvmbench import debian, docs_check, stats  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 from testkit import Quiet, fake_tree  # noqa: E402
@@ -139,6 +139,97 @@ class BisectOptions(unittest.TestCase):
             c = bisect.parse(['--debian-kernel', '6.1', '--baseline', rel + ':b', '--figure',
                               'rate', '--threshold', '5', '--', 'guest_print_test'])
             self.assertEqual((c.base_kind, c.baseline), ('json', os.path.realpath(f.name) + ':b'))
+
+
+class CliTypes(unittest.TestCase):
+    """cli's argparse types and program(): what every program's numbers
+    and main() go through."""
+
+    def refused(self, convert, text):
+        with self.assertRaises(cli.Usage) as e:
+            convert(text)
+        return str(e.exception)
+
+    def test_numbers(self):
+        pct = cli.number(float, "bad --level '{0}'", above=0, below=100)
+        self.assertEqual((pct('95'), pct('0.5'), pct('99.9')), (95.0, 0.5, 99.9))
+        for t in ('0', '100', '-1', 'x', '', 'nan', 'inf', '1e9'):
+            self.assertEqual(self.refused(pct, t), "bad --level '%s'" % t, t)
+        n = cli.positive("--runs must be a positive number: '{0}'")
+        self.assertEqual((n('1'), n('40')), (1, 40))
+        self.assertIs(type(n('3')), int)
+        for t in ('0', '-2', '1.5', 'nan', 'ten', ''):
+            self.assertEqual(self.refused(n, t), "--runs must be a positive number: '%s'" % t)
+        zero = cli.number(int, "bad --hugepages '{0}'", least=0)
+        self.assertEqual(zero('0'), 0)
+        self.assertEqual(self.refused(zero, '-1'), "bad --hugepages '-1'")
+        # No refusal given: argparse's own words, the type's name in them.
+        with self.assertRaises(ValueError):
+            cli.positive()('0')
+        self.assertEqual(cli.positive().__name__, 'positive number')
+
+    def test_size(self):
+        mem = cli.size("bad --mem '{0}'")
+        for t in ('2G', '512M', '4096', '1T'):
+            self.assertEqual(mem(t), t)
+        for t in ('0', '0M', '2X', 'G', '', '-1G', '+2G', '1.5G', '2g'):
+            self.assertEqual(self.refused(mem, t), "bad --mem '%s'" % t, t)
+        self.assertEqual(self.refused(cli.size("bad --size '{0}'", 'KMG'), '4T'),
+                         "bad --size '4T'")
+
+    def test_parser_status(self):
+        """A usage error of bisect-run's parser is USAGE (stops git bisect
+        run), a type's refusal too; compare's is 2."""
+        for argv, msg in ((['--bogus'], "unknown option '--bogus' (-h for help)"),
+                          (['--runs'], 'argument --runs: expected one argument (-h for help)'),
+                          (['--smp', '0'], "bad --smp '0'"),
+                          (['--figure', 'rate', 'stray', '--', 't'],
+                           "unknown option 'stray' (-h for help)")):
+            with self.assertRaises(cli.Usage) as e:
+                bisect.parser().parse_options(argv)
+            self.assertEqual((str(e.exception), e.exception.status), (msg, bisect.USAGE), argv)
+        ns = bisect.parser().parse_options(['--runs', '3', '--', 't', '--runs', 'x'])
+        self.assertEqual((ns.runs, ns.command), (3, ['t', '--runs', 'x']))
+        self.assertIsNone(bisect.parser().parse_options(['--figure', 'x', '-h']))
+        with self.assertRaises(cli.Usage) as e:
+            compare.parse(['--smp', '0', '--options', '', '', '--', 'guest_print_test'])
+        self.assertEqual((str(e.exception), e.exception.status),
+                         ("--smp must be a positive number: '0'", 2))
+
+    def test_lava_dispatch(self):
+        """--lava hands the command line to kvmbench.lavacompare, as given;
+        its own options refused without it."""
+        argv = ['--lava', 'local', '--options', '', '-d 10', '--per-job', '3', '--', 't']
+        c = compare.parse(argv)
+        self.assertEqual((c.lava, c.argv), (True, argv))
+        self.assertFalse(compare.parse(['--options', '', '', '--', 'guest_print_test']).lava)
+        for o in ('--token', '--per-job', '--timeout'):
+            with self.assertRaises(cli.Usage) as e:
+                compare.parse([o, '1', '--options', '', '', '--', 'guest_print_test'])
+            self.assertEqual(str(e.exception), '%s goes with --lava' % o)
+
+    def test_program(self):
+        """program(): -h prints the help, a Fail is one line and its status,
+        the run's status otherwise."""
+        def parse(argv):
+            if argv == ['-h']:
+                return None
+            if argv == ['bad']:
+                raise cli.Usage('bad thing', 128)
+            return argv
+
+        def run(c):
+            if c == ['fail']:
+                raise cli.Fail('it failed', 6)
+            if c == ['quiet']:
+                raise cli.Fail('')
+            return 7
+        for argv, rc, out, err in ((['-h'], 0, 'HELP\n', ''), (['bad'], 128, '', 'p: bad thing\n'),
+                                   (['fail'], 6, '', 'p: it failed\n'), (['quiet'], 1, '', ''),
+                                   (['ok'], 7, '', '')):
+            with Quiet() as q:
+                self.assertEqual(cli.program('p', argv, parse, run, 'HELP\n'), rc, argv)
+            self.assertEqual((q.out, q.err), (out, err), argv)
 
 
 class TestChecks(unittest.TestCase):

@@ -80,10 +80,13 @@ runs stats_cli.py.  The layers, each usable alone:
              verdicts and change points (trackjudge, changepoint: E-Divisive
              means), Debian's changelogs and sources (attribute), the
              HTML and Markdown report (trackreport)
-  cli, errors  the option checks the programs share, the one rule for
-             the folders they write (check_out, make_out), SIGINT/SIGTERM/
-             SIGHUP ending their children (on_signals, interrupted); the
-             errors they end with (a one-line message and an exit status)
+  cli, errors  the option parser (Parser: argparse, a usage error one
+             line) and the argparse types of numbers and sizes (number,
+             positive, size) the programs share, their main() (program),
+             the one rule for the folders they write (check_out, make_out),
+             SIGINT/SIGTERM/SIGHUP ending their children (on_signals,
+             interrupted); the errors they end with (a one-line message and
+             an exit status)
   stats_cli  bench/stats.py's subcommands (compare, judge, until, spread,
              schedule, median)
 

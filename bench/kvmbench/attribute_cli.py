@@ -196,8 +196,8 @@ def function_at(lines, i):
 
 # ---- the command line ---------------------------------------------------------
 
-VALUED = ('--trees', '--figure', '--threshold', '--runs', '--config', '--arch', '--report',
-          '--cpu', '--clock', '--mem', '--debian-kernel', '--smp')
+VALUED = ('--trees', '--figure', '--config', '--arch', '--report', '--cpu', '--clock', '--mem',
+          '--debian-kernel')
 
 
 class Config:
@@ -246,23 +246,24 @@ def parse(argv):
     p = Parser(prog=PROG, add_help=False)
     for o in VALUED:
         p.add_argument(o)
+    p.add_argument('--threshold', type=cli.number(
+        float, "--threshold must be a percentage, e.g. 3: '{0}'", least=0))
+    p.add_argument('--runs', type=cli.positive("--runs must be a number: '{0}'"))
+    p.add_argument('--smp', type=cli.positive("bad --smp '{0}'"))
     got = p.parse_command(argv)
     if got is None:
         return None
     ns, rest = got
     c = Config()
-    for o in VALUED:
+    for o in VALUED + ('--threshold', '--runs', '--smp'):
         setattr(c, o[2:].replace('-', '_'), getattr(ns, o[2:].replace('-', '_')))
     c.test, c.args = test_command(rest)
     if not c.trees or c.trees.count(',') != 1 or not all(c.trees.split(',')):
         raise Usage('--trees A,B: two trees (or Debian kernel versions)')
     if not c.figure:
         raise Usage('--figure is required (e.g. populate_ns, dirty_ns_avg)')
-    if not c.threshold or not re.fullmatch(r'[0-9]+([.][0-9]+)?', c.threshold):
-        raise Usage("--threshold must be a percentage, e.g. 3: '%s'" % c.threshold)
-    c.threshold = float(c.threshold)
-    if c.runs is not None and not re.fullmatch(r'[1-9][0-9]*', c.runs):
-        raise Usage("--runs must be a number: '%s'" % c.runs)
+    if c.threshold is None:
+        raise Usage("--threshold must be a percentage, e.g. 3: 'None'")
     if c.config is not None:
         kvm_config.parse_base(c.config)       # small, debian[:VERSION]
     c.arch = {'aarch64': 'arm64'}.get(c.arch, c.arch) or runner.host_arch()
@@ -271,8 +272,8 @@ def parse(argv):
     c.mem = c.mem or '2G'
     try:
         c.clock_arg, c.clock = c.clock, runner.clock_pick(c.clock, c.cpu, c.smp)
-        c.smp = c.smp or ('1' if c.clock == 'icount' else '2')
-        c.env = runner.clock_env(c.clock, int(c.smp))
+        c.smp = c.smp or (1 if c.clock == 'icount' else 2)
+        c.env = runner.clock_env(c.clock, c.smp)
     except ValueError as e:
         raise Usage(str(e))
     c.arch = vm_size(c.arch, c.mem)
@@ -736,22 +737,13 @@ def report(at, argv):
     return '\n'.join(lines) + '\n'
 
 
-def main(argv):
-    try:
-        c = parse(argv)
-    except Fail as e:
-        print('%s: %s' % (PROG, e), file=sys.stderr)
-        return 2
-    if c is None:
-        print(HELP, end='')
-        return 0
-    cli.on_signals()
+def run(c, argv):
+    """bench/attribute on the checked command line @c (@argv as given,
+    for the report): its exit status."""
     at = Attribution(c)
     try:
         at.setup()
         rc = at.run()
-    except KeyboardInterrupt as e:
-        return cli.interrupted(PROG, e, 'the same command starts the search again')
     except ddmin.Undecided as e:
         print('%s: undecided: the search ran out of its %d planned steps (smallest bad so '
               'far: %s)' % (PROG, len(e.args[1]), e.args[0]), file=sys.stderr)
@@ -759,9 +751,6 @@ def main(argv):
     except TooFewRuns as e:
         print('%s: %s' % (PROG, e), file=sys.stderr)
         return 1
-    except Fail as e:
-        print('%s: %s' % (PROG, e), file=sys.stderr)
-        return e.status
     if hasattr(at, 'ab') and hasattr(at, 'direction'):
         text = report(at, argv)
         paths = [attribute.report_path(c.arch, *c.trees.split(','), c.figure)] + (
@@ -777,6 +766,11 @@ def main(argv):
         with open(c.report, 'w') as f:
             f.write('no step to attribute\n')
     return rc
+
+
+def main(argv):
+    return cli.program(PROG, argv, parse, lambda c: run(c, argv), HELP,
+                       'the same command starts the search again')
 
 
 if __name__ == '__main__':

@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 from . import build as _build, cli, debian, kvm_bisect, runner, stats_cli
-from .cli import Parser, Usage, check_kernels, check_test, test_command, vm_size
+from .cli import Usage, check_kernels, check_test, test_command, vm_size
 from .errors import Fail, say
 from .results import Results, baseline_samples, baseline_values
 from .stats import runs_refusal
@@ -98,47 +98,61 @@ def info(msg):
     say(PROG, msg)
 
 
-VALUED = {'--kernel': 'kernel', '--modules': 'modules', '--build': 'build',
-          '--debian-kernel': 'debian', '--packages': 'packages', '--baseline': 'baseline',
-          '--figure': 'figure', '--threshold': 'threshold', '--runs': 'runs', '--arch': 'arch',
-          '--cpu': 'cpu', '--smp': 'smp', '--mem': 'mem', '--out': 'out',
-          '--clock': 'clock', '--kernel-file': 'debian', '--series': 'series',
-          '--patch-list': 'patch_list', '--kvm-src': 'kvm_src'}
+class Parser(cli.Parser):
+    """bisect-run's options: a usage error exits USAGE (one line), which
+    stops git bisect run."""
+    status = USAGE
 
 
-class Config:
-    kernel = modules = build = debian = packages = baseline = figure = threshold = ''
-    out = cpu = clock = smp = series = patch_list = kvm_kernel = kvm_src = ''
-    runs, mem, kvm_modules = '6', '2G', False
+VALUED = ('--kernel', '--modules', '--build', '--debian-kernel', '--packages', '--baseline',
+          '--figure', '--arch', '--cpu', '--out', '--clock', '--series', '--patch-list',
+          '--kvm-src')
 
-    def __init__(self):
-        self.arch = runner.host_arch()
+
+def parser():
+    """bisect-run's options (HELP says them; -h prints HELP)."""
+    p = Parser(prog=PROG, add_help=False, command=True)
+    for o in VALUED:
+        p.add_argument(o, default='', dest='debian' if o == '--debian-kernel' else None)
+    p.add_argument('--kernel-file', default='')      # a step: the kernel named in FILE
+    p.add_argument('--threshold', type=cli.number(
+        float, "--threshold must be a percentage, e.g. 10: '{0}'", least=0))
+    p.add_argument('--runs', type=cli.number(int, "--runs must be at least 2: '{0}'", least=2),
+                   default=6)
+    p.add_argument('--smp', type=cli.positive("bad --smp '{0}'"))
+    p.add_argument('--mem', type=cli.size("bad --mem '{0}'"), default='2G')
+    p.add_argument('--kvm-modules', action='store_true')
+    return p
 
 
 def parse(argv):
-    """A Config; None for --help; Usage on errors."""
-    c = Config()
-    p = Parser(prog=PROG, add_help=False)
-    for o in VALUED:
-        p.add_argument(o)
-    p.add_argument('--kvm-modules', action='store_true')
-    got = p.parse_command(argv)
-    if got is None:
+    """A Config (parser()'s, checked); None for --help; Usage (status
+    USAGE, 125 in a step of a bisection) on errors."""
+    c = parser().parse_options(argv)
+    if c is None:
         return None
-    ns, rest = got
-    for o, attr in VALUED.items():
-        v = getattr(ns, o[2:].replace('-', '_'))
-        if v is None:
-            continue
-        if o == '--kernel-file':    # a bisection step: the kernel named in FILE
-            try:
-                with open(v) as f:
-                    v = f.readline().rstrip('\n')
-            except OSError:
-                raise Usage("cannot read '%s'" % v)
-        setattr(c, attr, v)
-    c.kvm_modules = ns.kvm_modules
-    c.test, c.args = test_command(rest)
+    # A step of a bisection that bisect-run runs itself (--kernel-file,
+    # --patch-list): its command line was checked before, so bad input
+    # there is "cannot test" (125).
+    c.step = bool(c.kernel_file or c.patch_list)
+    try:
+        return check(c)
+    except Usage as e:
+        e.status = 125 if c.step else USAGE
+        raise
+
+
+def check(c):
+    """The command line @c (parser()'s) checked: a Config."""
+    c.arch = c.arch or runner.host_arch()
+    c.kvm_kernel = ''
+    if c.kernel_file:       # a bisection step: the kernel named in FILE
+        try:
+            with open(c.kernel_file) as f:
+                c.debian = f.readline().rstrip('\n')
+        except OSError:
+            raise Usage("cannot read '%s'" % c.kernel_file)
+    c.test, c.args = test_command(c.command)
     kvm = sum(1 for v in (c.kvm_modules, c.series, c.patch_list) if v)
     if kvm:
         # KVM built from source: --debian-kernel names the kernel it is for.
@@ -163,19 +177,13 @@ def parse(argv):
                     'Debian kernel version)')
     if not c.figure:
         raise Usage('--figure is required (e.g. rate, time_ns)')
-    if not re.fullmatch(r'[0-9]+([.][0-9]+)?', c.threshold):
-        raise Usage("--threshold must be a percentage, e.g. 10: '%s'" % c.threshold)
-    if not re.fullmatch(r'[1-9][0-9]*', c.runs) or int(c.runs) < 2:
-        raise Usage("--runs must be at least 2: '%s'" % c.runs)
-    c.runs = int(c.runs)
+    if c.threshold is None:
+        raise Usage("--threshold must be a percentage, e.g. 10: ''")
     try:
         c.clock_arg, c.clock = c.clock, runner.clock_pick(c.clock, c.cpu, c.smp)
     except ValueError as e:
         raise Usage(str(e))
-    c.smp = c.smp or ('1' if c.clock == 'icount' else '2')
-    if not re.fullmatch(r'[1-9][0-9]*', c.smp):
-        raise Usage("bad --smp '%s'" % c.smp)
-    c.smp = int(c.smp)
+    c.smp = c.smp or (1 if c.clock == 'icount' else 2)
     c.arch = vm_size(c.arch, c.mem)
     check_test(c.test, c.arch)
     why = runner.check_cpu(c.cpu, c.arch)
@@ -365,7 +373,7 @@ class Bisect:
             raise CannotTest()
         sys.stdout.flush()
         rc = stats_cli.main(['judge', self.results.path('b'), '--baseline', base,
-                             '--figure', c.figure, '--threshold', c.threshold])
+                             '--figure', c.figure, '--threshold', str(c.threshold)])
         sys.stdout.flush()
         if rc in (0, 1):
             return rc
@@ -376,7 +384,7 @@ class Bisect:
         """The options each step of a scratch bisection shares."""
         c = self.c
         return ['--out', os.path.join(self.out, 'step'), '--baseline', c.baseline,
-                '--figure', c.figure, '--threshold', c.threshold, '--runs', str(c.runs),
+                '--figure', c.figure, '--threshold', str(c.threshold), '--runs', str(c.runs),
                 '--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
                 '--smp', str(c.smp), '--mem', c.mem] + (
                     ['--clock', c.clock_arg] if c.clock_arg else []) + (
@@ -484,20 +492,8 @@ class Bisect:
         return 125
 
 
-def main(argv):
-    # A usage error stops git bisect run (USAGE); a bisection step's of
-    # --packages (--kernel-file: the command was checked before) is
-    # "cannot test".
-    usage_rc = 125 if '--kernel-file' in argv or '--patch-list' in argv else USAGE
-    try:
-        c = parse(argv)
-    except Usage as e:
-        print('%s: %s' % (PROG, e), file=sys.stderr)
-        return usage_rc
-    if c is None:
-        print(HELP, end='')
-        return 0
-    cli.on_signals()
+def run(c):
+    """bisect-run on the checked command line @c: its exit status."""
     tmp = None
     try:
         if not c.out:
@@ -505,7 +501,7 @@ def main(argv):
                                            dir=os.environ.get('TMPDIR') or '/tmp')
         cli.make_out(c.out, PROG)
         b = Bisect(c, os.path.abspath(c.out))
-        if usage_rc == USAGE:       # not again in each step of a bisection
+        if not c.step:          # not again in each step of a bisection
             b.test_checks()
         if c.packages:
             return b.packages()
@@ -524,21 +520,24 @@ def main(argv):
             rc = 125
         print({0: 'BISECT good', 1: 'BISECT bad'}.get(rc, 'BISECT cannot test (exit %d)' % rc))
         return rc
-    except Usage as e:          # found after parse(), still before any boot
-        print('%s: %s' % (PROG, e), file=sys.stderr)
-        return usage_rc
-    except KeyboardInterrupt as e:     # 128 + the signal: git bisect run stops
-        return cli.interrupted(PROG, e, 'git bisect run stops on it')
-    except Fail as e:          # a series that does not apply: USAGE (never in a step)
-        if str(e):
-            info(str(e))
-        return usage_rc if e.status == 2 else 125
+    except Fail as e:
+        # Usage found after parse() (still before any boot), or a series
+        # that does not apply (never in a step): as parse()'s; any other
+        # failure: cannot test.
+        e.status = (125 if c.step else USAGE) if e.status == 2 else 125
+        raise
     except Exception as e:     # never "bad" (1) for an unexpected error
         info('error: %s' % e)
         return 125
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main(argv):
+    # A usage error stops git bisect run (USAGE), and so does an
+    # interrupt (128 + the signal).
+    return cli.program(PROG, argv, parse, run, HELP, 'git bisect run stops on it')
 
 
 if __name__ == '__main__':

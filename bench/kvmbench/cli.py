@@ -4,6 +4,7 @@ share (a usage error is one line, exit 2)."""
 import argparse
 import difflib
 import glob
+import math
 import os
 import re
 import shutil
@@ -12,7 +13,7 @@ import sys
 import time
 
 from . import build, debian, fetch
-from .errors import UsageError as Usage  # a bad command line: the message, exit 2
+from .errors import Fail, say, UsageError as Usage  # Usage: a bad command line, exit 2
 
 
 class Parser(argparse.ArgumentParser):
@@ -20,13 +21,48 @@ class Parser(argparse.ArgumentParser):
     2, said by the caller) rather than argparse's usage and message; no
     abbreviated options."""
 
-    def __init__(self, *args, **kw):
+    status = 2      # a usage error's exit status
+
+    def __init__(self, *args, command=False, **kw):
+        """@command: the words after '--' are the test command
+        (parse_options)."""
         kw.setdefault('allow_abbrev', False)
         kw.setdefault('formatter_class', argparse.RawDescriptionHelpFormatter)
         super().__init__(*args, **kw)
+        if not self.add_help:           # the program prints its own HELP
+            self.add_argument('-h', '--help', action='store_true')
+        if command:
+            self.add_argument('command', nargs=argparse.REMAINDER)
 
     def error(self, message):
-        raise Usage('%s (-h for help)' % message)
+        raise Usage('%s (-h for help)' % message, self.status)
+
+    def parse_known_args(self, *args, **kw):
+        try:
+            return super().parse_known_args(*args, **kw)
+        except Usage as e:          # a type's refusal (number()): ours
+            e.status = self.status
+            raise
+
+    def unknown(self, word):
+        raise Usage("unknown option '%s' (-h for help)" % word, self.status)
+
+    def parse_options(self, argv):
+        """The options of @argv as argparse reads them, None for -h or
+        --help; with a command (__init__), the words after '--' in
+        .command.  An option not known, or a word that is no option's
+        value before '--', is "unknown option 'X'"."""
+        ns, extra = self.parse_known_args(argv)
+        if ns.help:
+            return None
+        if extra:
+            self.unknown(extra[0])
+        words = getattr(ns, 'command', None)
+        if words and words[0] != '--':
+            self.unknown(words[0])
+        if words is not None:
+            ns.command = words[1:]
+        return ns
 
     def parse_command(self, argv):
         """(the options before '--', the words after it) of @argv; None
@@ -62,12 +98,46 @@ class Parser(argparse.ArgumentParser):
         return self.parse_args(args), rest
 
 
-def positive(text):
-    """An argparse type: a positive whole number (ValueError if @text is
-    none)."""
-    if not re.fullmatch(r'[1-9][0-9]*', text):
-        raise ValueError(text)
-    return int(text)
+def number(kind, refusal=None, least=None, above=None, below=None, name=None):
+    """An argparse type: @kind (int or float) of the text, finite, at
+    least @least, above @above and below @below where given.  Else the
+    usage error @refusal, formatted with the text ({0}), as it stands;
+    with none, argparse's "argument --X: invalid NAME value: 'TEXT'"
+    (@name, default @kind's)."""
+    def convert(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            v = None
+        if v is None or not math.isfinite(v) or least is not None and v < least or \
+                above is not None and v <= above or below is not None and v >= below:
+            if refusal is None:
+                raise ValueError(text)
+            raise Usage(refusal.format(text))
+        return v
+    convert.__name__ = name or kind.__name__
+    return convert
+
+
+def positive(refusal=None):
+    """An argparse type: a whole number from 1 (number()'s; with no
+    @refusal argparse says "invalid positive number value")."""
+    return number(int, refusal, least=1, name='positive number')
+
+
+SIZE_UNITS = 'KMGT'
+
+
+def size(refusal, units=SIZE_UNITS):
+    """An argparse type: a size as vm/run and the tests take it, a whole
+    number from 1 with one of @units after it or none (64M, 2G, 4096);
+    kept as the text; else the usage error @refusal ({0}: the text)."""
+    def convert(text):
+        digits = text[:-1] if text[-1:] and text[-1] in units else text
+        if not (digits.isascii() and digits.isdigit() and int(digits) >= 1):
+            raise Usage(refusal.format(text))
+        return text
+    return convert
 
 
 MARK = '.kvm-selftests'  # in an output folder: the program that made it (make_out)
@@ -178,8 +248,7 @@ def check_kernels(specs, arch):
 def vm_size(arch, mem):
     """@arch as vm/run names it (x86_64, arm64), after checking it and
     the VM's --mem."""
-    if not re.fullmatch(r'[1-9][0-9]*[KMGT]?', mem):
-        raise Usage("bad --mem '%s'" % mem)
+    size("bad --mem '{0}'")(mem)
     try:
         return build.arch_name(arch)
     except ValueError as e:
@@ -254,6 +323,30 @@ def interrupted(prog, e, what, wait=60):
         prog, signal.Signals(sig).name, '; ' + what if what else ''),
         file=sys.stderr, flush=True)
     return 128 + sig
+
+
+def program(prog, argv, parse, run, help_text=None, stopped=''):
+    """A bench program's main(): @parse(@argv) is its checked command
+    line (None for -h: @help_text printed, exit 0), @run of it its exit
+    status.  SIGINT, SIGTERM and SIGHUP end the run (on_signals): its
+    children stopped, one line (interrupted(), @stopped said after it),
+    128 + the signal.  A Fail from either (Usage: a bad command line or
+    input, found before any build or boot) ends it with its one line,
+    'PROG: message' (none for an empty message: said already), and its
+    status."""
+    try:
+        c = parse(argv)
+        if c is None:
+            print(help_text, end='')
+            return 0
+        on_signals()
+        return run(c)
+    except Fail as e:
+        if str(e):
+            say(prog, str(e))
+        return e.status
+    except KeyboardInterrupt as e:
+        return interrupted(prog, e, stopped)
 
 
 def main(argv):

@@ -17,7 +17,7 @@ import shutil
 import sys
 
 from . import cli, debian, kvm_sides, runner, stats_cli
-from .cli import Parser, Usage, check_kernels, check_test, positive, test_command, vm_size
+from .cli import Parser, Usage, check_kernels, check_test, test_command, vm_size
 from .errors import Fail, say
 from .results import Results, elapsed
 from .stats import look_schedule, runs_refusal
@@ -110,60 +110,64 @@ def info(msg):
     say(PROG, msg)
 
 
-DECIMAL = r'[0-9]+([.][0-9]+)?'
-
-
-def number(opt, text, pattern, why, zero=False):
-    """compare's one conversion of a number: @text of @opt as a float, if
-    it matches @pattern (and is not '0' unless @zero), else Usage "bad OPT
-    'TEXT' (WHY)"."""
-    if not re.fullmatch(pattern, text) or (text == '0' and not zero):
-        raise Usage("bad %s '%s'%s" % (opt, text, ' (%s)' % why if why else ''))
-    return float(text)
-
-
 class Config:
     """The command line, checked (see HELP)."""
     mode = ''
-    spec_a = spec_b = ''
-    runs = until = clock = smp = cpu = figures = out = phase = ''
-    budget, max_runs, profile = '0', '40', False
-    mem, hugepages, per_boot, where, warmup = '2G', '0', '2', 'auto', True
-    run_timeout, level = '600', '95'
-    debian_kernel, table, src_tree = '', '', ''
+    spec_a = spec_b = src_tree = ''
+    lava = False
 
     def __init__(self):
-        self.arch = runner.host_arch()
         self.test, self.args = '', []
         self.opts = {'a': [], 'b': []}
         self.env = {}
 
 
-VALUED = {'--runs': 'runs', '--arch': 'arch', '--cpu': 'cpu', '--smp': 'smp', '--mem': 'mem',
-          '--hugepages': 'hugepages', '--per-boot': 'per_boot', '--where': 'where',
-          '--figures': 'figures', '--out': 'out', '--run-timeout': 'run_timeout',
-          '--level': 'level', '--until': 'until', '--budget': 'budget',
-          '--max-runs': 'max_runs', '--clock': 'clock', '--profile-phase': 'phase',
-          '--debian-kernel': 'debian_kernel', '--table': 'table'}
+def positive(opt):
+    return cli.positive("%s must be a positive number: '{0}'" % opt)
 
 
+VALUED = {'--arch': {}, '--cpu': {'default': ''},
+          '--mem': {'type': cli.size("bad --mem '{0}'"), 'default': '2G'},
+          '--hugepages': {'type': cli.number(int, "bad --hugepages '{0}'", least=0),
+                          'default': 0},
+          '--where': {'default': 'auto'}, '--figures': {'default': ''},
+          '--out': {'default': ''}, '--clock': {'default': ''},
+          '--level': {'type': cli.number(float, "bad --level '{0}' (a percentage below 100)",
+                                         above=0, below=100), 'default': 95.0},
+          '--until': {'type': cli.number(float, "bad --until '{0}' (a percentage)", above=0)},
+          '--budget': {'type': cli.number(float, "bad --budget '{0}' (minutes)", least=0),
+                       'default': 0.0},
+          '--profile-phase': {'dest': 'phase'},
+          '--debian-kernel': {'default': ''}, '--table': {'default': ''},
+          '--runs': {'type': positive('--runs')}, '--smp': {'type': positive('--smp')},
+          '--per-boot': {'type': positive('--per-boot'), 'default': 2},
+          '--run-timeout': {'type': positive('--run-timeout'), 'default': 600},
+          '--max-runs': {'type': positive('--max-runs'), 'default': 40}}
+# --lava's own (kvmbench.lavacompare checks them): not without --lava.
+LAVA = ('--token', '--per-job', '--artifacts', '--timeout')
 MODES = ('--kernels', '--builds', '--options', '--patch', '--kvm-src')
 
 
 def parser():
     """compare's options (HELP says them; -h prints HELP)."""
     p = Parser(prog=PROG, add_help=False)
-    for o, dest in VALUED.items():
-        p.add_argument(o, dest=dest)
+    for o, kw in VALUED.items():
+        p.add_argument(o, **kw)
     for o in MODES:
         p.add_argument(o, action='append', nargs=2 if o == '--options' else None)
+    p.add_argument('--lava')
+    for o in LAVA:
+        p.add_argument(o)
+    p.add_argument('--jobs', nargs=2)
     p.add_argument('--no-warmup', action='store_true')
     p.add_argument('--profile', action='store_true')
     return p
 
 
 def parse(argv):
-    """A Config from the command line; None for --help; Usage on errors."""
+    """A Config from the command line; None for --help; Usage on errors.
+    With --lava, one whose .lava is set: kvmbench.lavacompare reads the
+    command line (.argv)."""
     c = Config()
     c.argv = list(argv)
 
@@ -182,11 +186,19 @@ def parse(argv):
     if got is None:
         return None
     ns, rest = got
-    for dest in VALUED.values():
-        if getattr(ns, dest) is not None:
-            setattr(c, dest, getattr(ns, dest))
+    if ns.lava is not None:         # runs as LAVA jobs, or --jobs already run
+        c.lava = True
+        return c
+    for o in LAVA + ('--jobs',):
+        if getattr(ns, o[2:].replace('-', '_')) is not None:
+            raise Usage('%s goes with --lava' % o)
+    for o in VALUED:
+        dest = VALUED[o].get('dest', o[2:].replace('-', '_'))
+        setattr(c, dest, getattr(ns, dest))
     c.warmup = not ns.no_warmup
     c.profile = ns.profile or ns.phase is not None
+    c.phase = c.phase or ''
+    c.arch = c.arch or runner.host_arch()
     sides = [(o, v) for o in MODES for v in getattr(ns, o[2:].replace('-', '_')) or []]
     for o, v in sides:
         if o == '--kvm-src' and ',' not in v:
@@ -213,12 +225,12 @@ def parse(argv):
         raise Usage("bad --debian-kernel '%s' (e.g. 6.12, 6.12.117+deb12)" % c.debian_kernel)
     c.test, c.args = test_command(rest)
     c.arch = vm_size(c.arch, c.mem)
-    c.runs = c.runs or ('8' if c.until else '10')
+    c.runs = c.runs or (8 if c.until else 10)
     try:
         c.clock = runner.clock_pick(c.clock, c.cpu, c.smp)
     except ValueError as e:
         raise Usage(str(e))
-    c.smp = c.smp or ('1' if c.clock == 'icount' else '2')
+    c.smp = c.smp or (1 if c.clock == 'icount' else 2)
     why = runner.check_cpu(c.cpu, c.arch)
     if why:
         raise Usage(why)
@@ -226,15 +238,6 @@ def parse(argv):
         raise Usage('--cpu %s boots VMs: not --where host' % c.cpu)
     if c.out:
         cli.check_out('--out', c.out)
-    for opt in ('runs', 'smp', 'per_boot', 'run_timeout', 'max_runs'):
-        try:
-            setattr(c, opt, positive(getattr(c, opt)))
-        except ValueError:
-            raise Usage("--%s must be a positive number: '%s'" % (
-                opt.replace('_', '-'), getattr(c, opt))) from None
-    c.level = number('--level', c.level, r'[0-9]{1,2}([.][0-9]+)?', 'a percentage below 100')
-    c.until = c.until and number('--until', c.until, DECIMAL, 'a percentage')
-    c.budget = number('--budget', c.budget, DECIMAL, 'minutes', zero=True)
     c.budget_s = int(c.budget * 60 + 0.5)
     if not c.until and c.budget_s:
         raise Usage('--budget goes with --until')
@@ -246,7 +249,6 @@ def parse(argv):
                        opt='--max-runs' if c.until else '--runs')
     if why:
         raise Usage(why)
-    c.hugepages = int(number('--hugepages', c.hugepages, r'[0-9]+', '', zero=True))
     if c.where not in ('auto', 'host', 'vm'):
         raise Usage("bad --where '%s' (auto, host or vm)" % c.where)
     if boots(c) and c.where == 'host':
@@ -297,8 +299,11 @@ def over_budget(elapsed_s, done, want, budget_s):
     return bool(budget_s and done and elapsed_s * want // done > budget_s)
 
 
-class Failed(Exception):
+class Failed(Fail):
     """Set-up failed: exit 1 (the reason said)."""
+
+    def __init__(self):
+        super().__init__('')
 
 
 class Compare:
@@ -535,26 +540,16 @@ class Compare:
         return 0 if fails + boot_fails == 0 else 1
 
 
-def main(argv):
-    head = argv[:argv.index('--')] if '--' in argv else argv
-    if '--lava' in head:        # runs as LAVA jobs, or --jobs already run
+def run(c):
+    """bench/compare on the checked command line @c: its exit status."""
+    if c.lava:
         from . import lavacompare
-        return lavacompare.main(argv)
-    try:
-        c = parse(argv)
-        if c is None:
-            print(HELP, end='')
-            return 0
-        cli.on_signals()
-        return Compare(c).main()
-    except Usage as e:
-        if str(e):      # (kvm_sides said it already)
-            print('%s: %s' % (PROG, e), file=sys.stderr)
-        return 2
-    except Failed:
-        return 1
-    except KeyboardInterrupt as e:
-        return cli.interrupted(PROG, e, '')
+        return lavacompare.main(c.argv)
+    return Compare(c).main()
+
+
+def main(argv):
+    return cli.program(PROG, argv, parse, run, HELP)
 
 
 if __name__ == '__main__':

@@ -37,46 +37,34 @@ usage: bench/perf [--arch x86_64|arm64] [--size 64M] [--vcpus 4] [--readers 4]
 PERF_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'perf.sh')
 
 
-class Config:
-    size, vcpus, readers, iterations, where, kver, json = '64M', '4', '4', '3', '', '', ''
-
-    def __init__(self):
-        self.arch = runner.host_arch()
-
-
-VALUED = {'--arch': 'arch', '--size': 'size', '--vcpus': 'vcpus', '--readers': 'readers',
-          '--iterations': 'iterations', '--debian-kernel': 'kver', '--json': 'json'}
+def parser():
+    """perf's options (HELP says them; -h prints HELP)."""
+    p = Parser(prog=PROG, add_help=False)
+    p.add_argument('--arch', default=runner.host_arch())
+    p.add_argument('--size', type=cli.size("bad --size '{0}'", 'KMG'), default='64M')
+    for o in ('--vcpus', '--readers'):
+        p.add_argument(o, type=cli.positive("not a positive number: '{0}'"), default=4)
+    p.add_argument('--iterations', type=cli.positive("not a positive number: '{0}'"),
+                   default=3)
+    p.add_argument('--debian-kernel', dest='kver', default='')
+    p.add_argument('--json', default='')
+    p.add_argument('--host', action='store_true')
+    p.add_argument('--vm', action='store_true')
+    return p
 
 
 def parse(argv):
-    """A Config; None for --help; Usage on errors."""
-    c = Config()
-    p = Parser(prog=PROG, add_help=False)
-    for o, dest in VALUED.items():
-        p.add_argument(o, dest=dest)
-    p.add_argument('--host', action='store_true')
-    p.add_argument('--vm', action='store_true')
-    if '--' in argv:
-        raise Usage("unknown option '--' (-h for help)")
-    got = p.parse_command(argv)
-    if got is None:
+    """The command line, checked (its options as attributes, .where
+    host, vm or '' for either); None for --help; Usage on errors."""
+    c = parser().parse_options(argv)
+    if c is None:
         return None
-    ns = got[0]
-    for dest in VALUED.values():
-        if getattr(ns, dest) is not None:
-            setattr(c, dest, getattr(ns, dest))
-    if ns.host and ns.vm:
+    if c.host and c.vm:
         raise Usage('--host and --vm exclude each other')
-    c.where = 'host' if ns.host else 'vm' if ns.vm else ''
+    c.where = 'host' if c.host else 'vm' if c.vm else ''
     c.arch = 'arm64' if c.arch == 'aarch64' else c.arch
     if c.arch not in ('x86_64', 'arm64'):
         raise Usage("unknown arch '%s'" % c.arch)
-    for n in (c.vcpus, c.readers, c.iterations):
-        if not re.fullmatch(r'[1-9][0-9]*', n):
-            raise Usage("not a positive number: '%s'" % n)
-    c.vcpus, c.readers, c.iterations = int(c.vcpus), int(c.readers), int(c.iterations)
-    if not re.fullmatch(r'[1-9][0-9]*[KMG]?', c.size):
-        raise Usage("bad --size '%s'" % c.size)
     if c.json:
         d = os.path.dirname(c.json) or '.'
         if not os.path.isdir(d):
@@ -299,19 +287,7 @@ def vm_cmd(c, tests):
 
 
 def main(argv):
-    try:
-        c = parse(argv)
-    except Usage as e:
-        print('%s: %s' % (PROG, e), file=sys.stderr)
-        return 2
-    if c is None:
-        print(HELP, end='')
-        return 0
-    cli.on_signals()
-    try:
-        return run(c)
-    except KeyboardInterrupt as e:
-        return cli.interrupted(PROG, e, '')
+    return cli.program(PROG, argv, parse, run, HELP)
 
 
 if __name__ == '__main__':

@@ -158,7 +158,7 @@ def clock_pick(clock, cpu, smp):
         if clock not in ('icount', 'tcg'):
             raise ValueError("bad --clock '%s' (icount or tcg)" % clock)
         return clock
-    return 'tcg' if smp and smp != '1' else 'icount'
+    return 'tcg' if smp and str(smp) != '1' else 'icount'
 
 
 def clock_env(clock, smp):

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from .. import build as _build, runner, stats, vm
-from ..cli import Usage, positive  # noqa: F401 (the tables' argparse type)
+from ..cli import Usage, positive as _positive
 from ..errors import Fail
 from ..stats_cli import median_text
 
@@ -15,7 +15,7 @@ REPO = runner.REPO
 PROG = 'bench/table'
 
 
-positive.__name__ = 'positive number'
+positive = _positive()      # the tables' argparse type of a count
 
 
 def size_bytes(text):
