@@ -25,7 +25,7 @@ import time
 from kvmbench import build, cli, debian, kvm_config, kvm_tree
 from kvmbench.build import host_arch
 from kvmbench.cli import Parser
-from kvmbench.errors import BuildError, Fail, SetupError, UsageError, say
+from kvmbench.errors import BuildError, SetupError, UsageError, say
 
 PROG = "vm/kvm-build"
 MODULES = ("kvm", "kvm-amd", "kvm-intel")
@@ -709,32 +709,29 @@ def main_whole(a, t0):
     return 0
 
 
+def run(a):
+    """vm/kvm-build on the checked command line @a: its exit status."""
+    t0 = time.monotonic()
+    check_out(a.out)        # before the build, and again as it installs
+    if a.whole:
+        return main_whole(a, t0)
+    b = Build(a.debian_kernel, a.arch, a.src, a.patch, a.config, a.jobs,
+              a.other_version)
+    what = "kvm, kvm-amd, kvm-intel" if a.arch == "x86_64" else "the kernel (KVM built in)"
+    info(f"building {what} for {b.kernel} from {b.src}"
+         + "".join(f"\n  + {p.subject} ({p.path})" for p in b.patches)
+         + (f"\n  config: {' '.join(a.config)}" if a.config else "")
+         + f"\n  cache {b.dir}")
+    t, arts = b.build()
+    b.install(a.out, arts)
+    steps = ", ".join(f"{k} {v:.0f} s" for k, v in t.items() if v)
+    print(f"{PROG}: built in {time.monotonic() - t0:.0f} s ({steps}): {a.out}")
+    return 0
+
+
 def main(argv=None):
-    cli.on_signals()
-    try:
-        a = parse_args(sys.argv[1:] if argv is None else argv)
-        t0 = time.monotonic()
-        check_out(a.out)        # before the build, and again as it installs
-        if a.whole:
-            return main_whole(a, t0)
-        b = Build(a.debian_kernel, a.arch, a.src, a.patch, a.config, a.jobs,
-                  a.other_version)
-        what = "kvm, kvm-amd, kvm-intel" if a.arch == "x86_64" else "the kernel (KVM built in)"
-        info(f"building {what} for {b.kernel} from {b.src}"
-             + "".join(f"\n  + {p.subject} ({p.path})" for p in b.patches)
-             + (f"\n  config: {' '.join(a.config)}" if a.config else "")
-             + f"\n  cache {b.dir}")
-        t, arts = b.build()
-        b.install(a.out, arts)
-        steps = ", ".join(f"{k} {v:.0f} s" for k, v in t.items() if v)
-        print(f"{PROG}: built in {time.monotonic() - t0:.0f} s ({steps}): {a.out}")
-        return 0
-    except Fail as e:
-        if str(e):
-            info(str(e))
-        return e.status
-    except KeyboardInterrupt as e:
-        return cli.interrupted(PROG, e, 'the same command continues the build')
+    return cli.program(PROG, sys.argv[1:] if argv is None else argv, parse_args, run,
+                       stopped="the same command continues the build")
 
 
 if __name__ == "__main__":
