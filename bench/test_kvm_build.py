@@ -364,6 +364,53 @@ class KvmSidesOptions(unittest.TestCase):
         self.assertEqual(kvm_sides.side_text({'release': '6.12.118', 'src': '/t',
                                               'whole': True}),
                          'Linux 6.12.118 (whole kernel, KVM built in) built from /t')
+        self.assertEqual(kvm_sides.side_text({'release': '6.12.111', 'src': '/t', 'whole': True,
+                                              'base': 'debian:6.12.111+deb12'}),
+                         'Linux 6.12.111 (whole kernel, KVM built in, debian:6.12.111+deb12 '
+                         'config) built from /t')
+
+    def test_config(self):
+        """--kvm-src's --config: each side built (build_side) on that base
+        config; refused with other sides and for a name that is none."""
+        with tempfile.TemporaryDirectory() as d:
+            two = ['--kvm-src', d + ',' + d]
+            for argv, base in ((two, 'small'), (two + ['--config', 'debian'], 'debian'),
+                               (['--patch', __file__, '--kvm-src', d, '--config',
+                                 'debian:6.12.111+deb12'], 'debian:6.12.111+deb12')):
+                c = compare.parse(argv + ['--', 'guest_print_test'])
+                got = []
+
+                def side(out, **kw):
+                    got.append(kw)
+                    return {'vm_args': ['--kernel', out], 'release': '6.12.111', 'src': d,
+                            'patches': []}
+                with mock.patch.object(kvm_build, 'build_side', side):
+                    kvm_sides.build(c, d)
+                self.assertEqual([(k['base'], k['src']) for k in got], [(base, d)] * 2, argv)
+            for argv, msg in (
+                    (two + ['--config', 'fedora'], "--config fedora: a base config is 'small' "
+                     "or 'debian[:VERSION]'"),
+                    (two + ['--config', 'KVM=y'], "--config KVM=y: a base config"),
+                    (['--patch', __file__, '--config', 'debian'], '--config goes with --kvm-src'),
+                    (['--kernels', '6.1,6.12', '--config', 'debian'],
+                     '--config goes with --kvm-src')):
+                with self.assertRaises(compare.Usage) as e:
+                    compare.parse(argv + ['--', 'guest_print_test'])
+                self.assertTrue(str(e.exception).startswith(msg), (argv, str(e.exception)))
+
+    def test_command(self):
+        """The vm/kvm-build command line of a side (its log, bench/attribute's
+        report) is one vm/kvm-build takes, saying the same build."""
+        words = kvm_build.command('/o', '6.12', 'arm64', '/src', ['/p1', '/p2'],
+                                  'debian:6.12.111+deb12', True, ['KVM_X=y'])
+        self.assertEqual(words[0], 'vm/kvm-build')
+        a = kvm_build.parse_args(words[1:])
+        self.assertEqual((a.out, a.arch, a.src, a.patch, a.base, a.config, a.whole),
+                         ('/o', 'arm64', '/src', ['/p1', '/p2'], 'debian:6.12.111+deb12',
+                          ['KVM_X=y'], True))
+        a = kvm_build.parse_args(kvm_build.command('/o', '6.1', 'x86_64')[1:])
+        self.assertEqual((a.debian_kernel, a.src, a.patch, a.base, a.whole),
+                         ('6.1', None, [], 'small', False))
 
 
 class KvmBisectSeries(unittest.TestCase):

@@ -196,7 +196,7 @@ def function_at(lines, i):
 
 # ---- the command line ---------------------------------------------------------
 
-VALUED = ('--trees', '--figure', '--config', '--arch', '--report', '--cpu', '--clock', '--mem',
+VALUED = ('--trees', '--figure', '--arch', '--report', '--cpu', '--clock', '--mem',
           '--debian-kernel')
 
 
@@ -250,12 +250,13 @@ def parse(argv):
         float, "--threshold must be a percentage, e.g. 3: '{0}'", least=0))
     p.add_argument('--runs', type=cli.positive("--runs must be a number: '{0}'"))
     p.add_argument('--smp', type=cli.positive("bad --smp '{0}'"))
+    p.add_argument('--config', type=kvm_config.base_config)     # small, debian[:VERSION]
     got = p.parse_command(argv)
     if got is None:
         return None
     ns, rest = got
     c = Config()
-    for o in VALUED + ('--threshold', '--runs', '--smp'):
+    for o in VALUED + ('--threshold', '--runs', '--smp', '--config'):
         setattr(c, o[2:].replace('-', '_'), getattr(ns, o[2:].replace('-', '_')))
     c.test, c.args = test_command(rest)
     if not c.trees or c.trees.count(',') != 1 or not all(c.trees.split(',')):
@@ -264,8 +265,6 @@ def parse(argv):
         raise Usage('--figure is required (e.g. populate_ns, dirty_ns_avg)')
     if c.threshold is None:
         raise Usage("--threshold must be a percentage, e.g. 3: 'None'")
-    if c.config is not None:
-        kvm_config.parse_base(c.config)       # small, debian[:VERSION]
     c.arch = {'aarch64': 'arm64'}.get(c.arch, c.arch) or runner.host_arch()
     if c.arch not in kvm_tree.SRCARCH:
         raise Usage("unknown --arch '%s' (x86_64, arm64)" % c.arch)
@@ -732,8 +731,8 @@ def report(at, argv):
     lines.append('  ' + shlex.join([PROG] + argv))
     if getattr(at, 'patch', None):
         lines.append('  # the change alone, on A:')
-        lines.append('  vm/kvm-build %s--src %s --patch %s --out build/attr' % (
-            '--whole ' if at.whole else '--debian-kernel %s ' % at.kernel, at.a, at.patch))
+        lines.append('  ' + shlex.join(kvm_build.command(
+            'build/attr', at.kernel, c.arch, at.a, [at.patch], c.config or 'small', at.whole)))
     return '\n'.join(lines) + '\n'
 
 

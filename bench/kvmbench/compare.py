@@ -16,7 +16,7 @@ import re
 import shutil
 import sys
 
-from . import cli, debian, kvm_sides, runner, stats_cli
+from . import cli, debian, kvm_config, kvm_sides, runner, stats_cli
 from .cli import Parser, Usage, check_kernels, check_test, test_command, vm_size
 from .errors import Fail, say
 from .results import Results, elapsed
@@ -32,7 +32,8 @@ usage: bench/compare --kernels A,B [options] -- TEST ARGS...
        bench/compare --builds DIR_A,DIR_B [options] -- TEST ARGS...
        bench/compare --options 'OPTS_A' 'OPTS_B' [options] -- TEST ARGS...
        bench/compare --patch FILE[,FILE...] [--debian-kernel V] [options] -- TEST ARGS...
-       bench/compare --kvm-src TREE_A,TREE_B [--debian-kernel V] [options] -- TEST ARGS...
+       bench/compare --kvm-src TREE_A,TREE_B [--debian-kernel V] [--config small|debian[:V]]
+                     [options] -- TEST ARGS...
        bench/compare --lava URL|local (--options A B | --kernels A,B | --builds A,B)
                      [--per-job N] [options] -- TEST ARGS...
        bench/compare --lava URL|local --jobs A_IDS B_IDS [--level L] [--out DIR]
@@ -139,6 +140,7 @@ VALUED = {'--arch': {}, '--cpu': {'default': ''},
                        'default': 0.0},
           '--profile-phase': {'dest': 'phase'},
           '--debian-kernel': {'default': ''}, '--table': {'default': ''},
+          '--config': {'type': kvm_config.base_config},
           '--runs': {'type': positive('--runs')}, '--smp': {'type': positive('--smp')},
           '--per-boot': {'type': positive('--per-boot'), 'default': 2},
           '--run-timeout': {'type': positive('--run-timeout'), 'default': 600},
@@ -218,6 +220,9 @@ def parse(argv):
     if not c.mode:
         raise Usage("give --kernels A,B, --builds A,B, --options 'A' 'B', --patch FILE or "
                     "--kvm-src A,B")
+    if c.config and not (c.mode == 'kvm-src' or c.src_tree):
+        raise Usage('--config goes with --kvm-src (the base config of whole kernels from '
+                    'trees)')
     if c.debian_kernel and c.mode not in kvm_sides.MODES:
         raise Usage('--debian-kernel goes with --patch or --kvm-src (--kernels takes versions)')
     c.debian_kernel = c.debian_kernel or '6.12'

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -554,6 +555,19 @@ def is_whole(src, kernel, arch):
     return ver != debian.Kernel(kernel, arch).version
 
 
+def command(out, kernel="6.12", arch="x86_64", src=None, patches=(), base="small",
+            whole=False, configs=()):
+    """The words of the vm/kvm-build command that builds into OUT what
+    build_side() builds: KVM modules for the Debian kernel KERNEL, or
+    (WHOLE) the whole kernel from SRC with the base config BASE; the
+    patches and NAME=VALUE CONFIGS on top."""
+    words = [PROG, "--arch", arch] + (["--whole"] if whole else ["--debian-kernel", kernel])
+    words += (["--src", src] if src else []) + [w for p in patches for w in ("--patch", p)]
+    words += [w for c in ([base] if base != "small" else []) + list(configs)
+              for w in ("--config", c)]
+    return words + ["--out", out]
+
+
 def build_side(out, kernel="6.12", arch="x86_64", src=None, patches=(), configs=(),
                jobs=2, whole=None, base="small"):
     """Build KVM into OUT for bench/compare and bench/bisect-run: the
@@ -569,7 +583,9 @@ def build_side(out, kernel="6.12", arch="x86_64", src=None, patches=(), configs=
     if base != "small" and src is None:
         raise UsageError(f"--config {base}: a base config is for a whole kernel from a tree "
                          "(--src TREE / --kvm-src)")
-    if base != "small" or (is_whole(src, kernel, arch) if whole is None else whole):
+    whole = base != "small" or (is_whole(src, kernel, arch) if whole is None else whole)
+    info("as " + shlex.join(command(out, kernel, arch, src, patches, base, whole, configs)))
+    if whole:
         b = WholeBuild(arch, src, patches, configs, jobs, base)
         info(f"building a whole kernel from {b.src} (Linux {b.version}, {b.base} config)"
              + "".join(f" + {p.subject}" for p in b.patches) + f" into {out}")

@@ -132,6 +132,14 @@ def parse_base(value):
     return name, ver
 
 
+def base_config(value):
+    """An argparse type: --config of bench/compare and bench/attribute, a
+    whole kernel's base config (parse_base's: small, debian[:VERSION]) as
+    given; UsageError otherwise."""
+    parse_base(value)
+    return value
+
+
 def split_configs(values):
     """(base, [NAME=VALUE...]) of --config's values: those without '='
     name the base config (one at most; default 'small')."""

@@ -24,6 +24,9 @@ HELP = """  --patch FILES     KVM from Debian's source of --debian-kernel (A) ag
   --kvm-src A,B     KVM built from two kernel source trees (A, B): a tree at
                     the version of --debian-kernel gives KVM modules for it,
                     any other a whole kernel (vm/kvm-build --whole)
+  --config C        with --kvm-src: whole kernels with the small config (small,
+                    the default) or Debian's (debian[:VERSION]: vm/kvm-build
+                    --whole --config), whatever the trees' versions
   --debian-kernel V  --patch, --kvm-src: the Debian kernel (default 6.12)
   --table FILE      the cover-letter table (the command, base and change,
                     the figures that moved, those that did not and what
@@ -60,7 +63,7 @@ def build(c, out):
     a bad tree: UsageError (exit 2); a failed build: BuildError (exit 1)."""
     c.kvm = {}
     for s in 'ab':
-        kw = {'kernel': c.debian_kernel, 'arch': c.arch}
+        kw = {'kernel': c.debian_kernel, 'arch': c.arch, 'base': c.config or 'small'}
         if c.mode == 'patch':
             kw['patches'] = c.patches if s == 'b' else []
             kw['src'] = c.src_tree or None
@@ -86,8 +89,9 @@ def build(c, out):
 def side_text(desc):
     """A side in words: KVM modules for a Debian kernel, or a whole kernel."""
     if desc.get('whole'):
-        return 'Linux %s (whole kernel, KVM built in) built from %s' % (
-            desc['release'], desc['src'])
+        base = desc.get('base', 'small')
+        return 'Linux %s (whole kernel, KVM built in%s) built from %s' % (
+            desc['release'], ', %s config' % base if base != 'small' else '', desc['src'])
     return 'KVM of %s built from %s' % (desc['release'], desc['src'])
 
 
