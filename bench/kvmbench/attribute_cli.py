@@ -243,7 +243,7 @@ def check_tree(tree, arch):
 
 def parse(argv):
     """A Config (the trees not yet resolved); None for --help."""
-    p = Parser(prog=PROG, add_help=False)
+    p = Parser(prog=PROG, add_help=False, command=True)
     for o in VALUED:
         p.add_argument(o)
     p.add_argument('--threshold', type=cli.number(
@@ -251,14 +251,10 @@ def parse(argv):
     p.add_argument('--runs', type=cli.positive("--runs must be a number: '{0}'"))
     p.add_argument('--smp', type=cli.positive("bad --smp '{0}'"))
     p.add_argument('--config', type=kvm_config.base_config)     # small, debian[:VERSION]
-    got = p.parse_command(argv)
-    if got is None:
+    c = p.parse_options(argv)
+    if c is None:
         return None
-    ns, rest = got
-    c = Config()
-    for o in VALUED + ('--threshold', '--runs', '--smp', '--config'):
-        setattr(c, o[2:].replace('-', '_'), getattr(ns, o[2:].replace('-', '_')))
-    c.test, c.args = test_command(rest)
+    c.test, c.args = test_command(c.command)
     if not c.trees or c.trees.count(',') != 1 or not all(c.trees.split(',')):
         raise Usage('--trees A,B: two trees (or Debian kernel versions)')
     if not c.figure:
