@@ -264,24 +264,23 @@ def parse_args(argv):
     return a
 
 
-def main(argv=None):
-    a = parse_args(sys.argv[1:] if argv is None else argv)
+def run(a):
+    """bench/config-bisect on the checked command line @a: its exit status."""
     from kvmbench import debian
     work = a.work or os.path.join(debian.REPO, "build", "config-bisect")
-    try:
-        resolve = olddefconfig(os.path.realpath(a.src), a.arch, os.path.join(work, "obj"))
-        res = bisect(kvm_tree.read_config(a.good), kvm_tree.read_config(a.bad), resolve,
-                     command_verdict(a.cmd, work), settable=settable_options(a.src),
-                     log=lambda m: print(f"{PROG}: {m}", file=sys.stderr, flush=True))
-    except Fail as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
-        return e.status
-    except KeyboardInterrupt:
-        return 130
+    resolve = olddefconfig(os.path.realpath(a.src), a.arch, os.path.join(work, "obj"))
+    res = bisect(kvm_tree.read_config(a.good), kvm_tree.read_config(a.bad), resolve,
+                 command_verdict(a.cmd, work), settable=settable_options(a.src),
+                 log=lambda m: print(f"{PROG}: {m}", file=sys.stderr, flush=True))
     print(f"{PROG}: {res.why} ({len(res.steps)} verdicts)")
     for n in res.options:
         print(f"CONFIG_BISECT option={n} good={res.good.get(n, 'n')} bad={res.bad.get(n, 'n')}")
     return 0
+
+
+def main(argv=None):
+    from kvmbench import cli
+    return cli.program(PROG, sys.argv[1:] if argv is None else argv, parse_args, run)
 
 
 if __name__ == "__main__":
