@@ -69,7 +69,7 @@ class CompareOptions(unittest.TestCase):
         self.assertEqual((c.arch, c.runs, c.clock, c.smp), ('arm64', 8, 'icount', 1))
         c = compare.parse(['--arch', 'x86_64', '--smp', '4', '--options', '', '', '--', 'guest_print_test'])
         self.assertEqual(c.clock, 'tcg')
-        # The numbers typed once (compare.number): floats, --hugepages an int.
+        # The numbers typed once (cli.number, argparse types): floats, --hugepages an int.
         c = compare.parse(['--until', '2.5', '--budget', '1.5', '--level', '10', '--hugepages',
                            '3', '--options', '', '', '--', 'guest_print_test'])
         self.assertEqual((c.until, c.budget, c.budget_s, c.level, c.hugepages),

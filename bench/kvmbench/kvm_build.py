@@ -584,7 +584,8 @@ def build_side(out, kernel="6.12", arch="x86_64", src=None, patches=(), configs=
         raise UsageError(f"--config {base}: a base config is for a whole kernel from a tree "
                          "(--src TREE / --kvm-src)")
     whole = base != "small" or (is_whole(src, kernel, arch) if whole is None else whole)
-    info("as " + shlex.join(command(out, kernel, arch, src, patches, base, whole, configs)))
+    info("by hand: " + shlex.join(command(out, kernel, arch, src, patches, base, whole,
+                                          configs)))
     if whole:
         b = WholeBuild(arch, src, patches, configs, jobs, base)
         info(f"building a whole kernel from {b.src} (Linux {b.version}, {b.base} config)"
