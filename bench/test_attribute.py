@@ -127,7 +127,7 @@ class Simulated(ac.Attribution):
         self.steps = self.plan()
         self.runs = max(ac.least_runs(looks=self.steps), 6)
         self.out = out
-        self.builds = []
+        self.builds, self.shared = [], []
         self.a = self.b = self.out
         self.deb_a = self.deb_b = None
         self.ver_a = self.ver_b = '6.12.1'

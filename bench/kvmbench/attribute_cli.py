@@ -490,17 +490,30 @@ class Attribution:
 
     def built_files(self, empty, name):
         """Build A as @name (its failure: exit 1 with its first error):
-        the differing files its build read, by its kbuild .cmd files (and
-        the kbuild files of the directories it compiled in: a module
-        build's; every one for a whole kernel, read by make itself)."""
+        the differing files its build read, by its kbuild .cmd files, and
+        in the directories it compiled in, the kbuild files (read by
+        make itself; a whole kernel's every one) and the files only B
+        has (B's kbuild files there decide whether they are built).  A
+        module build's are those it may change, KVM's own (the kernel
+        around them is A's binary): the others it read are kept in
+        self.shared."""
         self.build(empty, name)
         compiled = set()
         deps = build_deps([os.path.join(debian.cache_dir(), 'kvm-build', d)
                            for d in self.build_dirs()], compiled)
-        return [f for f in self.inputs if f in deps or re.search(
-            r'/(Makefile|Kbuild)[^/]*$', '/' + f) and (
-                os.path.dirname(f) in compiled if not self.whole else True) or
-            self.whole and re.search(r'/Kconfig[^/]*$', '/' + f)]
+
+        def read_by_build(f):
+            if f in deps:
+                return True
+            if self.whole and re.search(r'/(Makefile|Kbuild|Kconfig)[^/]*$', '/' + f):
+                return True
+            return os.path.dirname(f) in compiled and (
+                self.diffs[f].a is None or re.search(r'/(Makefile|Kbuild)[^/]*$', '/' + f))
+        got = [f for f in self.inputs if read_by_build(f)]
+        if self.whole:
+            return got
+        self.shared = [f for f in got if not kvm_tree.is_kvm_path(self.c.arch, f)]
+        return [f for f in got if kvm_tree.is_kvm_path(self.c.arch, f)]
 
     def run(self):
         """The stages: KVM's modules first where A is at its Debian
@@ -544,6 +557,10 @@ class Attribution:
         info('%d differing files the %s reads: %s; %d it does not' % (
             len(built), 'build of KVM\'s modules' if pre else 'build', ' '.join(built[:40]) + (
                 ' ...' if len(built) > 40 else ''), len(self.unbuilt)))
+        if pre and self.shared:
+            info('%d more it reads are not KVM\'s (the kernel around the modules is A\'s '
+                 'binary: whole kernels test them): %s' % (len(self.shared), ' '.join(
+                     self.shared[:20])))
         repo = self.scratch_repo(built)
         info('the scratch repository: %s (one commit a file)' % repo)
         t0 = time.monotonic()
