@@ -273,6 +273,17 @@ class Search(unittest.TestCase):
         self.assertEqual(set(mods), {'modules-a', 'modules-b'}, s.builds)
         self.assertTrue(all(w for w, n in s.builds[len(mods):]), s.builds)
 
+    def test_modules_stage_cannot_test_goes_whole(self):
+        """A's modules with B's KVM files not built (B's KVM needs B's
+        kernel): one MODULES line saying so, then whole kernels."""
+        s = self.sim(8, diffs_outside(), {('x.c', 2): 1.10}, modules=set(diffs_of()))
+        real = s.measure
+        s.measure = lambda contents, name: None if name == 'modules-b' else real(contents, name)
+        rc, out = quiet(s.run)
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r"^MODULES cannot test: .*: on to whole kernels\nSTEP b vs a: worse ")
+        self.assertEqual(s.named, [('x.c', 2)])
+
     def test_aa_names_nothing(self):
         """A/A: B differs in five files that change nothing.  Each of the
         search's verdicts is at 5%/steps, so the whole search names a
