@@ -92,6 +92,12 @@ class Hunks(unittest.TestCase):
             (3, 'KVM: x86/mmu: Flush in first_fn only when needed'),
             (2, 'KVM: fix a race in mmu.c'), (1, 'KVM: x86/mmu: Drop a stale check'),
             (1, 'KVM: x86: Say what mmu does')])
+        d = ac.FileDiff('arch/x86/kvm/svm/svm.c', c_source([]), c_source([4]))
+        entry = "[amd64] KVM: SVM: Use the active VMCB's MSR bitmap when checking if MSR is " \
+                "intercepted"
+        got = ac.ranked_entries({'entries': [('6.12.113', entry), ('6.12.113', 'KVM: VMX: x')]},
+                                [('arch/x86/kvm/svm/svm.c', 1)], {'arch/x86/kvm/svm/svm.c': d})
+        self.assertEqual([(s, e) for s, _, e in got], [(1, entry)])
 
     def test_build_deps(self):
         with tempfile.TemporaryDirectory() as t:

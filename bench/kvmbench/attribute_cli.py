@@ -692,7 +692,7 @@ def ranked_entries(att, named, diffs):
     """Debian changelog entries between the two kernels, ranked by how
     much they name of the change: its function (3), its file's name
     (2, mmu.c), its subsystem ('x86/mmu') or its file's stem as a word
-    (1); those naming none are left out."""
+    in any case (1: 'SVM' for svm.c); those naming none are left out."""
     scored = []
     for ver, e in att['entries']:
         s = 0
@@ -702,7 +702,8 @@ def ranked_entries(att, named, diffs):
             sub = '/'.join(p for p in os.path.dirname(f).split('/')
                            if p not in ('arch', 'kvm', 'virt'))
             s = max(s, 3 if fn != '-' and fn in e else 2 if os.path.basename(f) in e else
-                    1 if sub and sub in e or re.search(r'\b%s\b' % re.escape(base), e) else 0)
+                    1 if sub and sub in e or re.search(r'\b%s\b' % re.escape(base), e, re.I)
+                    else 0)
         if s:
             scored.append((s, ver, e))
     return sorted(scored, key=lambda t: -t[0])
