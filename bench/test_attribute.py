@@ -20,7 +20,7 @@ from unittest import mock
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from kvmbench import attribute, attribute_cli as ac, ddmin  # noqa: E402
-from kvmbench import trackjudge, trackreport  # noqa: E402
+from kvmbench import runner, trackjudge, trackreport  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
 
 
@@ -92,6 +92,12 @@ class Hunks(unittest.TestCase):
             (3, 'KVM: x86/mmu: Flush in first_fn only when needed'),
             (2, 'KVM: fix a race in mmu.c'), (1, 'KVM: x86/mmu: Drop a stale check'),
             (1, 'KVM: x86: Say what mmu does')])
+        d = ac.FileDiff('arch/x86/kvm/svm/svm.c', c_source([]), c_source([4]))
+        entry = "[amd64] KVM: SVM: Use the active VMCB's MSR bitmap when checking if MSR is " \
+                "intercepted"
+        got = ac.ranked_entries({'entries': [('6.12.113', entry), ('6.12.113', 'KVM: VMX: x')]},
+                                [('arch/x86/kvm/svm/svm.c', 1)], {'arch/x86/kvm/svm/svm.c': d})
+        self.assertEqual([(s, e) for s, _, e in got], [(1, entry)])
 
     def test_build_deps(self):
         with tempfile.TemporaryDirectory() as t:
@@ -112,7 +118,7 @@ class Simulated(ac.Attribution):
     is slower by the product of the effects of the hunks it has from B;
     one that has @needs's file from B without @needs_with's cannot build."""
 
-    def __init__(self, rng, diffs, effects, cannot=None):
+    def __init__(self, rng, diffs, effects, out, cannot=None, modules=None):
         c = ac.Config()
         c.figure, c.threshold, c.test, c.args, c.arch = 'populate_ns', 3.0, 't', [], 'x86_64'
         super().__init__(c)
@@ -120,10 +126,14 @@ class Simulated(ac.Attribution):
         self.diffs = diffs
         self.inputs = sorted(diffs)
         self.hunks_total = sum(len(d.hunks) for d in diffs.values())
-        self.steps = 1 + ddmin.plan(len(self.inputs)) + ddmin.plan(self.hunks_total) + 4
+        # @modules: the files a build of KVM's modules reads (the stage
+        # "modules" first, then whole kernels), or None (whole kernels).
+        self.modules = modules
+        self.modules_stage, self.kvm_only = modules is not None, False
+        self.steps = self.plan()
         self.runs = max(ac.least_runs(looks=self.steps), 6)
-        self.out = tempfile.mkdtemp(prefix='attr-test.')
-        os.makedirs(os.path.join(self.out, 'patches'))
+        self.out = out
+        self.builds, self.shared = [], []
         self.a = self.b = self.out
         self.deb_a = self.deb_b = None
         self.ver_a = self.ver_b = '6.12.1'
@@ -132,8 +142,10 @@ class Simulated(ac.Attribution):
         c.clock, c.smp, c.mem, c.config = 'icount', '1', '2G', None
         self.unit = 'ns'
 
-    def built_files(self, empty):
-        return list(self.inputs)
+    def built_files(self, empty, name):
+        self.builds.append((self.whole, name))
+        return list(self.inputs) if self.whole or self.modules is None else [
+            f for f in self.inputs if f in self.modules]
 
     def scratch_repo(self, files):
         return ''
@@ -142,12 +154,13 @@ class Simulated(ac.Attribution):
         return None
 
     def measure(self, contents, name):
+        self.builds.append((self.whole, name))
         if self.cannot and contents[self.cannot[0]] != self.diffs[self.cannot[0]].a and \
                 contents[self.cannot[1]] == self.diffs[self.cannot[1]].a:
             return None
         k = 1.0
         for (f, n), e in self.effects.items():
-            if n in applied(self.diffs[f], contents[f]):
+            if f in contents and n in applied(self.diffs[f], contents[f]):
                 k *= e
         vals = [1000 * k * math.exp(self.rng.gauss(0, 0.01)) for _ in range(self.runs)]
         self.measured[name] = vals
@@ -180,11 +193,28 @@ def quiet(fn):
     return rc, out.getvalue()
 
 
+def diffs_outside():
+    """diffs_of()'s five files (KVM's) and mm.c, which KVM's modules do
+    not read (one hunk, in first_fn)."""
+    out = diffs_of()
+    out['mm.c'] = ac.FileDiff('mm.c', c_source([]), c_source([6]))
+    return out
+
+
 class Search(unittest.TestCase):
+    def setUp(self):
+        # Every simulated search's scratch directory, one for the test,
+        # removed when it ends.
+        t = tempfile.TemporaryDirectory(prefix='attr-test.')
+        self.addCleanup(t.cleanup)
+        self.tmp = t.name
+
+    def sim(self, seed, diffs, effects, **kw):
+        return Simulated(seed if isinstance(seed, random.Random) else random.Random(seed),
+                         diffs, effects, self.tmp, **kw)
+
     def test_planted_hunk_named_with_proof(self):
-        rng = random.Random(1)
-        diffs = diffs_of()
-        s = Simulated(rng, diffs, {('x.c', 2): 1.10})
+        s = self.sim(1, diffs_of(), {('x.c', 2): 1.10})
         rc, out = quiet(s.run)
         self.assertEqual(rc, 0, out)
         self.assertEqual(s.named, [('x.c', 2)])
@@ -198,8 +228,7 @@ class Search(unittest.TestCase):
 
     def test_planted_around_cannot_test(self):
         # x.c from B does not build without f3.c from B (a header and its user).
-        rng = random.Random(2)
-        s = Simulated(rng, diffs_of(), {('x.c', 2): 1.10}, cannot=('x.c', 'f3.c'))
+        s = self.sim(2, diffs_of(), {('x.c', 2): 1.10}, cannot=('x.c', 'f3.c'))
         s.steps += 2 * ddmin.plan(5)
         s.runs = max(ac.least_runs(looks=s.steps), 6)
         rc, out = quiet(s.run)
@@ -207,11 +236,59 @@ class Search(unittest.TestCase):
         self.assertIn('ATTRIBUTED file=x.c hunk=2', out)
 
     def test_no_step(self):
-        s = Simulated(random.Random(3), diffs_of(), {})
+        s = self.sim(3, diffs_of(), {})
         rc, out = quiet(s.run)
         self.assertEqual(rc, 0)
         self.assertIn('no step to attribute', out)
         self.assertFalse(hasattr(s, 'named'))
+
+    def test_modules_stage_names_the_step_in_modules(self):
+        """The step in KVM's modules: named by module builds alone (no
+        whole kernel built), with the proof, MODULES's line first."""
+        s = self.sim(5, diffs_outside(), {('x.c', 2): 1.10}, modules=set(diffs_of()))
+        self.assertEqual(s.steps, 2 * (1 + ddmin.plan(6) + ddmin.plan(7) + 4))
+        rc, out = quiet(s.run)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(s.named, [('x.c', 2)])
+        self.assertRegex(out, r"^MODULES worse ratio=1\.\d+ lo=\S+ hi=\S+ runs=\d+,\d+: "
+                         r"the step is in KVM's modules \(5 files\)\n")
+        self.assertNotIn('STEP', out)
+        self.assertIn('ATTRIBUTED file=x.c hunk=2 function=second_fn', out)
+        self.assertEqual(out.count('holds=yes'), 2, out)
+        self.assertEqual({w for w, _ in s.builds}, {False}, s.builds)
+        self.assertTrue(all(n.startswith('modules-') for _, n in s.builds), s.builds)
+        self.assertIn("KVM's modules (A's modules for Debian", ac.report(s, ['--trees', 'a,b']))
+
+    def test_modules_stage_rules_out_then_whole_kernels(self):
+        """The step outside KVM's modules (in mm.c, which they do not
+        read): one MODULES line saying so, then whole kernels name it."""
+        s = self.sim(6, diffs_outside(), {('mm.c', 1): 1.10}, modules=set(diffs_of()))
+        rc, out = quiet(s.run)
+        self.assertEqual(rc, 0, out)
+        lines = out.splitlines()
+        self.assertEqual(len([x for x in lines if x.startswith('MODULES')]), 1, out)
+        self.assertRegex(lines[0], r"^MODULES same ratio=\S+ lo=\S+ hi=\S+ runs=\d+,\d+: "
+                         r"the step is outside KVM's modules$")
+        self.assertRegex(lines[1], r'^STEP b vs a: worse ')
+        self.assertEqual(s.named, [('mm.c', 1)])
+        self.assertIn('ATTRIBUTED file=mm.c hunk=1 function=first_fn', out)
+        self.assertEqual(out.count('holds=yes'), 2, out)
+        # The module stage measured A and A with B's five files, no more;
+        # every build after it a whole kernel.
+        mods = [n for w, n in s.builds if not w]
+        self.assertEqual(set(mods), {'modules-a', 'modules-b'}, s.builds)
+        self.assertTrue(all(w for w, n in s.builds[len(mods):]), s.builds)
+
+    def test_modules_stage_cannot_test_goes_whole(self):
+        """A's modules with B's KVM files not built (B's KVM needs B's
+        kernel): one MODULES line saying so, then whole kernels."""
+        s = self.sim(8, diffs_outside(), {('x.c', 2): 1.10}, modules=set(diffs_of()))
+        real = s.measure
+        s.measure = lambda contents, name: None if name == 'modules-b' else real(contents, name)
+        rc, out = quiet(s.run)
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r"^MODULES cannot test: .*: on to whole kernels\nSTEP b vs a: worse ")
+        self.assertEqual(s.named, [('x.c', 2)])
 
     def test_aa_names_nothing(self):
         """A/A: B differs in five files that change nothing.  Each of the
@@ -221,7 +298,7 @@ class Search(unittest.TestCase):
         named = steps = 0
         trials = 2000
         for _ in range(trials):
-            s = Simulated(rng, diffs_of(), {})
+            s = self.sim(rng, diffs_of(), {})
             rc, out = quiet(s.run)
             steps += 'STEP b vs a: same' not in out
             named += 'ATTRIBUTED' in out and out.count('holds=yes') == 2
@@ -231,6 +308,26 @@ class Search(unittest.TestCase):
         # The first verdict alone is at 5%/steps (0.24%): a few of 2000 (4
         # here); at 5% (no split over the search) it would be ~100.
         self.assertLessEqual(steps, 4 * trials * 0.05 / s.steps)
+
+    def test_aa_modules_stage_names_nothing(self):
+        """A/A through both stages: six files that change nothing, five
+        of them KVM's modules'.  No search names a hunk; the module
+        stage and the whole kernels each see a step in at most a few of
+        1000 (each verdict at 5%/S, S of both stages)."""
+        rng = random.Random(7)
+        named = seen = 0
+        trials = 1000
+        for _ in range(trials):
+            s = self.sim(rng, diffs_outside(), {}, modules=set(diffs_of()))
+            rc, out = quiet(s.run)
+            self.assertRegex(out, r"^MODULES (same|worse|better) ")
+            seen += "the step is outside KVM's modules" not in out or \
+                'STEP b vs a: same' not in out
+            named += 'ATTRIBUTED' in out and out.count('holds=yes') == 2
+        print('A/A (modules, then whole kernels): %d of %d saw a step, %d named a hunk' %
+              (seen, trials, named), file=sys.stderr)
+        self.assertEqual(named, 0)
+        self.assertLessEqual(seen, 4 * trials * 2 * 0.05 / s.steps)
 
 
 class Track(unittest.TestCase):
@@ -278,7 +375,13 @@ class Refusals(unittest.TestCase):
                               '--threshold', '3'] + list(more) + ['--', test])
 
     def test_refused(self):
-        with tempfile.TemporaryDirectory() as t:
+        # The test's --figures (runner.figure_why asks it) as the suite's
+        # dirty_log_perf_test would answer, without building the suite.
+        with tempfile.TemporaryDirectory() as t, \
+                mock.patch.object(runner, 'build', return_value=True), \
+                mock.patch.object(runner, 'ensure', return_value=True), \
+                mock.patch.object(runner, 'test_figures',
+                                  return_value=['populate_ns', 'dirty_ns_avg']):
             a, b, c, d, e = (os.path.join(t, x) for x in 'abcde')
             kernel_tree(a)
             kernel_tree(b)
@@ -298,7 +401,8 @@ class Refusals(unittest.TestCase):
                     ((a, c), {}, 'nothing built differs: 1 files differ, none a build input for x86_64'),
                     ((a, f_), {}, 'none a build input for x86_64 (arch/arm64/kvm/x.c)'),
                     ((a, d), {}, 'is not a kernel source tree'),
-                    ((a, b), {'figure': 'no_such'}, "unknown figure 'no_such'"),
+                    ((a, b), {'figure': 'no_such'}, "--figure no_such: dirty_log_perf_test "
+                     "has no figure 'no_such'; it reports: populate_ns dirty_ns_avg"),
                     ((a, b), {'test': 'no_such_test'}, "no test 'no_such_test' in this suite"),
                     ((a, e, '--runs', '2'), {}, 'cannot reach a verdict'),
                     ((a, b, '--config', 'large'), {}, "--config large: a base config is 'small'")):

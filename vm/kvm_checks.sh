@@ -149,7 +149,7 @@ done
 check "bench/attribute: Debian's $K source against it with the five patches" attribute.log \
 	"$REPO/bench/attribute" --trees "$SRC,$OUT/tree-b" --figure populate_ns --threshold 3 \
 	--report "$OUT/attribute.txt" -- "${TEST[@]}"
-grep -E '^(ATTRIBUTED|PROOF|STEP) ' "$LOGS/attribute.log" | sed 's/^/# /'
+grep -E '^(ATTRIBUTED|PROOF|STEP|MODULES) ' "$LOGS/attribute.log" | sed 's/^/# /'
 expect "attribute names the flush's hunk" attribute.log 0 \
 	'^ATTRIBUTED file=arch/x86/kvm/mmu/mmu.c hunk=1 function=kvm_tdp_mmu_page_fault '
 if [[ $(grep -c '^PROOF .* holds=yes$' "$LOGS/attribute.log") == 2 ]] &&
@@ -178,7 +178,7 @@ patch -R -s -d "$OUT/tree-b" -p1 --no-backup-if-mismatch <"$BAD"
 check "bench/attribute: A against it with the comments only" attribute-aa.log \
 	"$REPO/bench/attribute" --trees "$SRC,$OUT/tree-b" --figure populate_ns --threshold 3 \
 	-- "${TEST[@]}"
-grep -E '^(STEP|no step) ' "$LOGS/attribute-aa.log" | sed 's/^/# /'
+grep -E '^(STEP|MODULES|no step) ' "$LOGS/attribute-aa.log" | sed 's/^/# /'
 expect "attribute on comments only: no step to attribute, nothing named" attribute-aa.log 0 \
 	'^no step to attribute'
 if grep -q '^ATTRIBUTED' "$LOGS/attribute-aa.log"; then

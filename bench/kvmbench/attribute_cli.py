@@ -6,9 +6,9 @@ The files that differ between trees A and B and that a build of A
 compiles or includes (its kbuild .cmd dependency files say which) are
 the units; every candidate is A with a subset of B's changes (its
 files' contents written as a patch vm/kvm-build applies to a private
-copy: neither tree is written), built (KVM modules for A's Debian kernel
-where A is at its version and only KVM's sources differ, else a whole
-kernel), booted and measured, and judged against A's runs by
+copy: neither tree is written), built (first KVM's modules for A's
+Debian kernel where A is at its version, the units those the module
+build reads; the step not there, whole kernels), booted and measured, and judged against A's runs by
 bench/bisect-run's verdict (stats.judge); kvmbench.ddmin searches the
 files, then the hunks of the files it names, the same way.
 """
@@ -43,18 +43,22 @@ usage: bench/attribute --trees A,B --figure NAME --threshold PCT [--runs N]
 
   --trees A,B        two kernel source trees (only read), or Debian kernel versions
                      (6.12.111+deb12: Debian's linux-source at that version)
-  --figure NAME      the figure of the step (a name from the test's --json figures)
+  --figure NAME      the figure of the step (one the test's --figures declares)
   --threshold PCT    a step is B differing from A beyond the noise and by more than PCT%
   --runs N           measured runs a candidate (default: the fewest that reach a verdict
                      at 95% over every verdict the search may make, at least 6)
   --config C         whole kernels with the small config (small) or Debian's
-                     (debian[:VERSION]); default: KVM modules for the Debian kernel
-                     where A is at its version and only KVM's sources differ, else small
+                     (debian[:VERSION]); default: where A is at the Debian kernel's
+                     version, KVM's modules for it first (A's, and A with B's versions
+                     of the files their build reads: "MODULES ..."), then, the step not
+                     there and not every differing file KVM's, whole kernels (small)
   --debian-kernel V  the Debian kernel the modules are for (default: A's series, e.g. 6.12)
   --arch, --cpu, --clock, --mem   the VM, as bench/bisect-run's
   --report FILE      write the report (a regression mail) there too
 
-Prints one line a hunk of the smallest change that carries the step,
+Prints the first verdict (MODULES ...: the step in KVM's modules or outside
+them; STEP b vs a: ... for whole kernels), then one line a hunk of the
+smallest change that carries the step,
   ATTRIBUTED file=PATH hunk=N function=NAME ratio=R lo=L hi=H
 (R: A with the change against A, [L, H] its interval), then the proof
 both ways, a verdict with its interval each:
@@ -109,10 +113,12 @@ def read(path):
         return None
 
 
-def build_deps(dirs):
+def build_deps(dirs, compiled=None):
     """The files the build read, relative to its tree: every path in the
     kbuild .cmd files (source_ and deps_ lines) under @dirs, whose
-    leading build directory (the shadow, OBJ, the tree) is cut off."""
+    leading build directory (the shadow, OBJ, the tree) is cut off.  The
+    directories of the sources it compiled are added to the set
+    @compiled when given."""
     roots = [os.path.realpath(d) + '/' for d in dirs]
     got = set()
     for top in dirs:
@@ -135,7 +141,10 @@ def build_deps(dirs):
                             if w.startswith(r):
                                 w = w[len(r):]
                                 break
-                        got.add(re.sub(r'^(\.\./)?src/', '', w))
+                        w = re.sub(r'^(\.\./)?src/', '', w)
+                        got.add(w)
+                        if compiled is not None and m.group(0).startswith('source_'):
+                            compiled.add(os.path.dirname(w))
     return got
 
 
@@ -204,20 +213,13 @@ class Config:
     pass
 
 
-def known_figure(name):
-    """A figure the suite reports (a perf_report_*("NAME") of its C
-    sources) or a KVM binary stat (vcpu.NAME, vm.NAME, per page or /s)."""
-    if re.fullmatch(r'(vcpu|vm)\.[a-z0-9_]+(/page|/s)?', name):
-        return True
-    pat = re.compile(r'perf_report_[a-z0-9_]+\(\s*"%s"' % re.escape(name))
-    for d, dirs, files in os.walk(runner.REPO):
-        dirs[:] = [x for x in dirs if x not in ('.git', 'build', 'bench', 'docs')]
-        for f in files:
-            if f.endswith('.c'):
-                with open(os.path.join(d, f), errors='replace') as fh:
-                    if pat.search(fh.read()):
-                        return True
-    return False
+def test_checks(c):
+    """The test's own checks of its options and of --figure (its
+    --figures, runner.figure_why, as bench/compare, bench/bisect-run and
+    bench/track ask it), on this host before any kernel build: Usage.
+    Nothing is refused where the suite does not build here or is for
+    another arch (each candidate finds out then: cannot test)."""
+    Bisect(c, None).test_checks()
 
 
 def resolve_tree(spec, arch):
@@ -276,9 +278,7 @@ def parse(argv):
     if why:
         raise Usage(why)
     cli.check_test(c.test, c.arch)
-    if not known_figure(c.figure):
-        raise Usage("unknown figure '%s': no test of the suite reports it (perf_report_*), "
-                    "and it is no KVM stat (vcpu.NAME/page)" % c.figure)
+    test_checks(c)
     return c
 
 
@@ -318,20 +318,23 @@ class Attribution:
         self.diffs = {f: FileDiff(f, read(os.path.join(self.a, f)), read(os.path.join(self.b, f)))
                       for f in self.inputs}
         self.hunks_total = sum(len(d.hunks) for d in self.diffs.values())
-        # The verdicts: A against B, the two stages' searches, the two
-        # proofs (each against A and against B).
-        self.steps = 1 + ddmin.plan(len(self.inputs)) + ddmin.plan(self.hunks_total) + 4
+        self.kvm_only = all(kvm_tree.is_kvm_path(c.arch, f) for f in self.inputs)
+        self.kernel = c.debian_kernel or self.deb_a or debian.series(self.ver_a)
+        # The stage "modules" first where A is at its Debian kernel's
+        # version: KVM's modules of A, and of A with B's versions of the
+        # files their build reads, for that kernel.
+        self.modules_stage = not c.config and c.arch == 'x86_64' and \
+            not kvm_build.is_whole(self.a, self.kernel, c.arch)
+        self.whole = not self.modules_stage
+        self.steps = self.plan()
         least = max(least_runs(looks=self.steps), 6)
         self.runs = int(c.runs) if c.runs else least
         why = runs_refusal(self.runs, looks=self.steps)
         if why:
             raise Usage('%s (each verdict at 5%%/%d, over the %d the search may make)' %
                         (why, self.steps, self.steps))
-        kvm_only = all(kvm_tree.is_kvm_path(c.arch, f) for f in self.inputs)
-        self.kernel = c.debian_kernel or self.deb_a or debian.series(self.ver_a)
-        self.whole = bool(c.config) or not kvm_only or c.arch != 'x86_64' or \
-            kvm_build.is_whole(self.a, self.kernel, c.arch)
-        self.kernel_release = '' if self.whole else debian.Kernel(self.kernel, c.arch).release
+        self.kernel_release = debian.Kernel(self.kernel, c.arch).release \
+            if self.modules_stage else ''
         key = hashlib.sha256('\0'.join([self.a, self.b, c.arch, c.figure, c.config or '',
                                         ' '.join([c.test] + c.args)]).encode()).hexdigest()[:12]
         self.out = os.path.join(debian.cache_dir(), 'attribute', key)
@@ -342,8 +345,21 @@ class Attribution:
              'candidate (each of at most %d verdicts at %.3g%%)' % (
                  len(every), len(self.inputs), len(self.unread), self.hunks_total,
                  'whole kernels (%s config)' % (c.config or 'small') if self.whole else
-                 'KVM modules for Debian %s' % self.kernel, self.runs, self.steps,
+                 'KVM modules for Debian %s%s' % (self.kernel, '' if self.kvm_only else
+                                                  ', then whole kernels if the step is '
+                                                  'not in them'), self.runs, self.steps,
                  100 * 0.05 / self.steps))
+
+    def plan(self):
+        """The most verdicts the search may make (S), before the first
+        build: a stage's are its first (A against A with B's files) +
+        its searches over the files and the hunks + the two proofs, each
+        against A and against B; the module stage's files and hunks are
+        at most all of them.  Two stages where the module stage may hand
+        on to whole kernels (A is at its Debian kernel's version and not
+        every differing file is KVM's), else one."""
+        one = 1 + ddmin.plan(len(self.inputs)) + ddmin.plan(self.hunks_total) + 4
+        return one * (2 if self.modules_stage and not self.kvm_only else 1)
 
     def scratch_repo(self, files):
         """A git repository (in the cache) of the files: commit 0 A's
@@ -468,73 +484,148 @@ class Attribution:
             self.stages.append((stage, len(units), count[0], time.monotonic() - t0))
         return found, log
 
-    def built_files(self, empty):
-        """Build A (its failure: exit 1 with its first error): the
-        differing files its build read (and the kbuild files, read by
-        make itself)."""
-        self.build(empty, 'a')
+    def built_files(self, empty, name):
+        """Build A as @name (its failure: exit 1 with its first error):
+        the differing files its build read, by its kbuild .cmd files, and
+        in the directories it compiled in, the kbuild files (read by
+        make itself; a whole kernel's every one) and the files only B
+        has (B's kbuild files there decide whether they are built).  A
+        module build's are those it may change, KVM's own (the kernel
+        around them is A's binary): the others it read are kept in
+        self.shared."""
+        self.build(empty, name)
+        compiled = set()
         deps = build_deps([os.path.join(debian.cache_dir(), 'kvm-build', d)
-                           for d in self.build_dirs()])
-        return [f for f in self.inputs if f in deps or re.search(
-            r'/(Makefile|Kbuild|Kconfig)[^/]*$', '/' + f)]
+                           for d in self.build_dirs()], compiled)
+
+        def read_by_build(f):
+            if f in deps:
+                return True
+            if self.whole and re.search(r'/(Makefile|Kbuild|Kconfig)[^/]*$', '/' + f):
+                return True
+            return os.path.dirname(f) in compiled and (
+                self.diffs[f].a is None or re.search(r'/(Makefile|Kbuild)[^/]*$', '/' + f))
+        got = [f for f in self.inputs if read_by_build(f)]
+        if self.whole:
+            return got
+        self.shared = [f for f in got if not kvm_tree.is_kvm_path(self.c.arch, f)]
+        return [f for f in got if kvm_tree.is_kvm_path(self.c.arch, f)]
 
     def run(self):
+        """The stages: KVM's modules first where A is at its Debian
+        kernel's version, then (the step not there, and not every
+        differing file KVM's) whole kernels."""
+        self.all_diffs = dict(self.diffs)
+        if self.modules_stage:
+            self.whole = False
+            rc = self.stage('modules')
+            if rc is not None:
+                return rc
+            self.whole = True
+        return self.stage('whole')
+
+    def stage(self, kind):
+        """One stage (modules or whole kernels): build A, the files its
+        build reads, A and A with B's versions of them measured and
+        judged; the step there: the searches and the proof (the exit
+        status), else None (modules: on to whole kernels) or 0 (no
+        step)."""
         c = self.c
+        pre = 'modules-' if kind == 'modules' else ''
+        self.prefix = pre
+        self.diffs = dict(self.all_diffs)
         empty = {f: d.a for f, d in self.diffs.items()}
         t0 = time.monotonic()
-        built = self.built_files(empty)
+        built = self.built_files(empty, pre + 'a')
         self.unbuilt = [f for f in self.inputs if f not in built]
-        self.stages.append(('build A', 0, 1, time.monotonic() - t0))
+        self.stages.append(('build A' + (' modules' if pre else ''), 0, 1,
+                            time.monotonic() - t0))
         if not built:
+            if pre and not self.kvm_only:
+                print("MODULES none: the build of A's KVM modules reads none of the %d files "
+                      "that differ: the step is outside KVM's modules" % len(self.inputs))
+                return None
             raise Usage('nothing built differs: the build of A reads none of the %d files that '
                         'differ (%s)' % (len(self.inputs), ', '.join(self.inputs[:3])))
         self.files = built
         self.diffs = {f: self.diffs[f] for f in built}
         empty = {f: d.a for f, d in self.diffs.items()}
-        info('%d differing files the build reads: %s; %d it does not' % (
-            len(built), ' '.join(built), len(self.unbuilt)))
+        info('%d differing files the %s reads: %s; %d it does not' % (
+            len(built), 'build of KVM\'s modules' if pre else 'build', ' '.join(built[:40]) + (
+                ' ...' if len(built) > 40 else ''), len(self.unbuilt)))
+        if pre and self.shared:
+            info('%d more it reads are not KVM\'s (the kernel around the modules is A\'s '
+                 'binary: whole kernels test them): %s' % (len(self.shared), ' '.join(
+                     self.shared[:20])))
         repo = self.scratch_repo(built)
         info('the scratch repository: %s (one commit a file)' % repo)
         t0 = time.monotonic()
-        a_vals = self.measure(empty, 'a')
+        a_vals = self.measure(empty, pre + 'a')
         if a_vals is None:
             raise Fail('A cannot be measured (see above)', 1)
         full = {f: d.b for f, d in self.diffs.items()}
         try:
-            b_vals = self.measure(full, 'b')
+            b_vals = self.measure(full, pre + 'b')
         except UsageError:
             raise
         except Fail as e:
-            raise Fail('the build of B failed: %s' % e, 1)
+            if pre and not self.kvm_only:
+                # B's KVM may need B's kernel around it: whole kernels.
+                print("MODULES cannot test: A's modules with B's files do not build (%s): on "
+                      "to whole kernels" % e)
+                return None
+            raise Fail('the build of %s failed: %s' % (
+                "A with B's files of KVM's modules" if pre else 'B', e), 1)
         if b_vals is None:
+            if pre and not self.kvm_only:
+                print("MODULES cannot test: A's modules with B's files cannot be measured "
+                      "(above): on to whole kernels")
+                return None
             raise Fail('B cannot be measured (see above)', 1)
-        self.stages.append(('measure A and B', 0, 2, time.monotonic() - t0))
-        self.base = a_vals
+        self.stages.append(('measure A and B' + (' modules' if pre else ''), 0, 2,
+                            time.monotonic() - t0))
+        self.base, self.sides = a_vals, {'a': a_vals, 'b': b_vals}
         worse, r = self.verdict(a_vals, b_vals, 'worse')
         better, _ = self.verdict(a_vals, b_vals, 'better')
         self.ab = r
-        print('STEP b vs a: %s ratio=%.4f lo=%.4f hi=%.4f runs=%d,%d' % (
-            r['verdict'], r['ratio'], r['lo'], r['hi'], len(a_vals), len(b_vals)))
-        if not (worse or better):
-            print('no step to attribute: %s of B against A is %s (threshold %g%%)' % (
-                c.figure, 'within the noise' if r['verdict'] == 'same' else
-                '%s by %.2f%%' % (r['verdict'], r['pct']), c.threshold))
-            return 0
+        figs = 'ratio=%.4f lo=%.4f hi=%.4f runs=%d,%d' % (r['ratio'], r['lo'], r['hi'],
+                                                          len(a_vals), len(b_vals))
+        no_step = 'no step to attribute: %s of B against A is %s (threshold %g%%)' % (
+            c.figure, 'within the noise' if r['verdict'] == 'same' else
+            '%s by %.2f%%' % (r['verdict'], r['pct']), c.threshold)
+        if pre:
+            self.modules_verdict = r
+            if worse or better:
+                print("MODULES %s %s: the step is in KVM's modules (%d files)" % (
+                    r['verdict'], figs, len(built)))
+            elif self.kvm_only:
+                print("MODULES %s %s: every file that differs is KVM's" % (r['verdict'], figs))
+                print(no_step)
+                return 0
+            else:
+                print("MODULES %s %s: the step is outside KVM's modules" % (r['verdict'], figs))
+                return None
+        else:
+            print('STEP b vs a: %s %s' % (r['verdict'], figs))
+            if not (worse or better):
+                print(no_step)
+                return 0
         self.direction = 'worse' if worse else 'better'
         files, _ = self.search(self.files, lambda sub: dict(
-            empty, **{f: self.diffs[f].b for f in sub}), 'files')
+            empty, **{f: self.diffs[f].b for f in sub}), pre + 'files')
         units = [(f, h['n']) for f in files for h in self.diffs[f].hunks]
 
         def hunks_of(sub):
             return dict(empty, **{f: self.diffs[f].apply({n for g, n in sub if g == f})
                                   for f in files})
-        hunks, _ = self.search(units, hunks_of, 'hunks')
+        hunks, _ = self.search(units, hunks_of, pre + 'hunks')
         self.named = hunks
         t0 = time.monotonic()
         return self.prove(empty, hunks_of, t0)
 
     def prove(self, empty, hunks_of, t0):
         """Both ways: A with the change, B with it reverted."""
+        pre = self.prefix
         change = hunks_of(self.named)
         rev = {f: d.b for f, d in self.diffs.items()}
         for f in change:
@@ -547,9 +638,9 @@ class Attribution:
         proofs = []
         for name, contents, base, way, against in (
                 ('a+change', change, self.base, self.direction, 'a'),
-                ('b-change', rev, self.measured['b'], other, 'b')):
+                ('b-change', rev, self.sides['b'], other, 'b')):
             try:
-                vals = self.measure(contents, name)
+                vals = self.measure(contents, pre + name)
             except Fail as e:
                 info('%s does not build: %s' % (name, e))
                 vals = None
@@ -557,10 +648,11 @@ class Attribution:
                 proofs.append((name, against, None, None, False))
                 continue
             holds, r = self.verdict(base, vals, way)
-            vs_other = self.verdict(self.measured['b' if against == 'a' else 'a'], vals,
+            vs_other = self.verdict(self.sides['b' if against == 'a' else 'a'], vals,
                                     way)[1]
             proofs.append((name, against, r, vs_other, holds))
-        self.stages.append(('proof', 0, 2, time.monotonic() - t0))
+        self.stages.append(('proof' + (' (modules)' if pre else ''), 0, 2,
+                            time.monotonic() - t0))
         self.proofs = proofs
         a_r = proofs[0][2]
         for f, n in self.named:
@@ -596,7 +688,7 @@ def ranked_entries(att, named, diffs):
     """Debian changelog entries between the two kernels, ranked by how
     much they name of the change: its function (3), its file's name
     (2, mmu.c), its subsystem ('x86/mmu') or its file's stem as a word
-    (1); those naming none are left out."""
+    in any case (1: 'SVM' for svm.c); those naming none are left out."""
     scored = []
     for ver, e in att['entries']:
         s = 0
@@ -606,7 +698,8 @@ def ranked_entries(att, named, diffs):
             sub = '/'.join(p for p in os.path.dirname(f).split('/')
                            if p not in ('arch', 'kvm', 'virt'))
             s = max(s, 3 if fn != '-' and fn in e else 2 if os.path.basename(f) in e else
-                    1 if sub and sub in e or re.search(r'\b%s\b' % re.escape(base), e) else 0)
+                    1 if sub and sub in e or re.search(r'\b%s\b' % re.escape(base), e, re.I)
+                    else 0)
         if s:
             scored.append((s, ver, e))
     return sorted(scored, key=lambda t: -t[0])
@@ -677,6 +770,12 @@ def report(at, argv):
                  '(95%% over the %d it may make, Bonferroni)' % (
                      (r['lo'] - 1) * 100, (r['hi'] - 1) * 100, r['a']['n'], r['b']['n'],
                      5.0 / at.steps, at.steps))
+    mv = getattr(at, 'modules_verdict', None)
+    if mv:
+        lines.append("\nKVM's modules (A's modules for Debian %s, and with B's versions of the "
+                     "files their build reads): %s, ratio %.4f [%.4f, %.4f]: the step is %s "
+                     "them" % (at.kernel, mv['verdict'], mv['ratio'], mv['lo'], mv['hi'],
+                               'outside' if at.whole else 'in'))
     lines.append('')
     lines.append('The named change (the smallest that carries the step, by delta debugging '
                  'over %d files then their hunks):' % len(at.files))
