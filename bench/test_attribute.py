@@ -22,6 +22,7 @@ sys.path.insert(0, BENCH)
 from kvmbench import attribute, attribute_cli as ac, ddmin  # noqa: E402
 from kvmbench import trackjudge, trackreport  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
+from test_stats import JITTER, profile_runs, write_profiles  # noqa: E402
 
 
 class DeltaDebugging(unittest.TestCase):
@@ -112,11 +113,15 @@ class Simulated(ac.Attribution):
     is slower by the product of the effects of the hunks it has from B;
     one that has @needs's file from B without @needs_with's cannot build."""
 
-    def __init__(self, rng, diffs, effects, cannot=None):
+    def __init__(self, rng, diffs, effects, cannot=None, profile_moves=None):
         c = ac.Config()
         c.figure, c.threshold, c.test, c.args, c.arch = 'populate_ns', 3.0, 't', [], 'x86_64'
         super().__init__(c)
         self.rng, self.effects, self.cannot = rng, effects, cannot
+        # The profiled runs: {function: samples} a run moves where the
+        # change is applied (known shares, jittered; test_stats.profile_runs).
+        self.profile_moves = profile_moves or {}
+        c.profile_phase = ''
         self.diffs = diffs
         self.inputs = sorted(diffs)
         self.hunks_total = sum(len(d.hunks) for d in diffs.values())
@@ -141,7 +146,13 @@ class Simulated(ac.Attribution):
     def patch_for(self, contents, name):
         return None
 
-    def measure(self, contents, name):
+    def measure(self, contents, name, profile=False):
+        if profile:
+            changed = any(contents[f] != d.a for f, d in self.diffs.items())
+            order = self.rng.sample(JITTER, len(JITTER))
+            self.paths[name] = write_profiles(os.path.join(self.out, 'runs', name), profile_runs(
+                self.profile_moves if changed else None, order))
+            return [1.0] * len(JITTER)
         if self.cannot and contents[self.cannot[0]] != self.diffs[self.cannot[0]].a and \
                 contents[self.cannot[1]] == self.diffs[self.cannot[1]].a:
             return None
@@ -195,6 +206,30 @@ class Search(unittest.TestCase):
                      'ATTRIBUTED file=x.c hunk=2 function=second_fn', '%change',
                      'A with the change against A: worse', 'To reproduce'):
             self.assertIn(want, text)
+        # The profiled pair (A, A with the change) moved nothing: said so.
+        self.assertIn("where the instructions went (--profile: A and A with the change, 7 and 7 "
+                      "runs apart from those above): no function's share moved beyond the noise "
+                      "(of the 6 judged)", text)
+        self.assertNotIn('PROFILE function=rare', text)
+
+    def test_where_the_instructions_went(self):
+        """The change moves 30 of a run's 1000 samples to svm_vcpu_run:
+        the report's evidence names the functions that moved, most first,
+        beside the named hunk (bench/compare --profile's table)."""
+        s = Simulated(random.Random(5), diffs_of(), {('x.c', 2): 1.10}, profile_moves={
+            'svm_vcpu_run [kvm_amd]': 30, '[guest]': -20, 'vcpu_enter_guest [kvm]': -10})
+        rc, out = quiet(s.run)
+        self.assertEqual(rc, 0, out)
+        self.assertIn('PROFILE function=svm_vcpu_run_[kvm_amd] a=10', out)
+        text = ac.report(s, ['--trees', 'a,b'])
+        ev = text[text.index('Evidence'):text.index('Stages:')]
+        moved = ev[ev.index('moved beyond the noise'):].splitlines()[1:4]
+        self.assertEqual([ln.split()[0] for ln in moved],
+                         ['svm_vcpu_run', '[guest]', 'vcpu_enter_guest'])
+        self.assertRegex(moved[0], r'svm_vcpu_run \[kvm_amd\] \+3\.0\d \[')
+        self.assertIn('verdict=more', ev)
+        self.assertEqual(ev.count('[all kernel samples]'), 1, ev)
+        self.assertIn('profile          2 builds/measurements', text)
 
     def test_planted_around_cannot_test(self):
         # x.c from B does not build without f3.c from B (a header and its user).
