@@ -336,7 +336,8 @@ class Refusals(unittest.TestCase):
                     ((a, b), {'figure': 'no_such'}, "unknown figure 'no_such'"),
                     ((a, b), {'test': 'no_such_test'}, "no test 'no_such_test' in this suite"),
                     ((a, e, '--runs', '2'), {}, 'cannot reach a verdict'),
-                    ((a, b, '--config', 'large'), {}, "--config large: a base config is 'small'")):
+                    ((a, b, '--config', 'large'), {}, "--config large: a base config is 'small'"),
+                    ((a, e, '--profile-phase', 'Dirty'), {}, "bad --profile-phase 'Dirty'")):
                 rc, err = self.attribute(*args, **kw)
                 self.assertEqual(rc, 2, err)
                 self.assertIn(want, err)
