@@ -135,6 +135,7 @@ class Simulated(ac.Attribution):
         self.kernel, self.kernel_release, self.whole = '6.12', '6.12.1+deb12-amd64', False
         self.unread = []
         c.clock, c.smp, c.mem, c.config = 'icount', '1', '2G', None
+        c.env = {'VMRUN_ICOUNT': 'shift=3,sleep=off'}
         self.unit = 'ns'
 
     def built_files(self, empty):
@@ -207,8 +208,8 @@ class Search(unittest.TestCase):
                      'A with the change against A: worse', 'To reproduce'):
             self.assertIn(want, text)
         # The profiled pair (A, A with the change) moved nothing: said so.
-        self.assertIn("where the instructions went (--profile: A and A with the change, 7 and 7 "
-                      "runs apart from those above): no function's share moved beyond the noise "
+        self.assertIn("where the instructions went (--profile, tcg clock: A and A with the change, 7 "
+                      "and 7 runs apart from those above): no function's share moved beyond the noise "
                       "(of the 6 judged)", text)
         self.assertNotIn('PROFILE function=rare', text)
 
@@ -266,6 +267,16 @@ class Search(unittest.TestCase):
         # The first verdict alone is at 5%/steps (0.24%): a few of 2000 (4
         # here); at 5% (no split over the search) it would be ~100.
         self.assertLessEqual(steps, 4 * trials * 0.05 / s.steps)
+
+
+class ProfileClock(unittest.TestCase):
+    def test_host_clock_for_the_profiled_pair(self):
+        c = ac.Config()
+        c.clock, c.smp, c.env = 'icount', '1', {'VMRUN_ICOUNT': 'shift=3,sleep=off'}
+        at = ac.Attribution(c)
+        self.assertEqual(at.profile_env(), {'VMRUN_ICOUNT': None})
+        c.clock, c.env = 'bochs', {'VMRUN_ICOUNT': None}
+        self.assertIs(at.profile_env(), c.env)
 
 
 class Track(unittest.TestCase):

@@ -66,8 +66,9 @@ both ways, a verdict with its interval each:
   PROOF a+change vs a: ...  holds=yes|no
   PROOF b-change vs b: ...  holds=yes|no
 and where the instructions went: A and A with the change, run again with the
-test's --profile, and the kernel functions whose share of the samples moved
-(bench/compare --profile's table and PROFILE lines; in the report's evidence).
+test's --profile (on the host's clock where the verdicts' is icount), and the
+kernel functions whose share of the samples moved (bench/compare --profile's
+table and PROFILE lines; in the report's evidence).
 
 Exit status: 0 attributed with the proof holding both ways, or "no step to
 attribute" (A and B measured once, the figure not beyond the threshold);
@@ -433,7 +434,8 @@ class Attribution:
         c = self.c
         desc = self.build(contents, name)
         vm = Config()
-        vm.arch, vm.cpu, vm.smp, vm.mem, vm.env = c.arch, c.cpu, c.smp, c.mem, c.env
+        vm.arch, vm.cpu, vm.smp, vm.mem = c.arch, c.cpu, c.smp, c.mem
+        vm.env = self.profile_env() if profile else c.env
         vm.test, vm.args = c.test, c.args
         out = os.path.join(self.out, 'runs', name)
         b = Bisect(vm, out)
@@ -600,13 +602,21 @@ class Attribution:
                       o['hi'], 'yes' if holds else 'no'))
         return 0 if all(p[4] for p in proofs) else 1
 
+    def profile_env(self):
+        """The profiled pair's clock: the host's where the verdicts' is
+        QEMU's icount, whose samples fall at fixed instruction distances
+        and alias with a regular loop (docs/results/attribution.md, "Where
+        the instructions went"); Bochs has only its own."""
+        c = self.c
+        return runner.clock_env('tcg', int(c.smp)) if c.clock == 'icount' else c.env
+
     def where_went(self, empty):
         """Where the instructions went: A and A with the change, profiled
         apart from the verdicts' runs (--profile perturbs what it
         measures), compared as bench/compare --profile compares
         (stats.compare_profiles): self.profile, its table printed."""
         t0 = time.monotonic()
-        self.profile = {'why': None}
+        self.profile = {'why': None, 'clock': 'tcg' if self.c.clock == 'icount' else self.c.clock}
         for name, contents in (('profile-a', empty), ('profile-change', self.change)):
             try:
                 vals = self.measure(contents, name, profile=True)
@@ -681,9 +691,10 @@ def profile_lines(prof):
         said = 'no function\'s share moved beyond the noise (of the %d judged)' % prof['judged']
     else:
         said = 'moved beyond the noise, A with the change - A in percentage points:'
-    out = ['  where the instructions went (--profile%s: A and A with the change, %d and %d '
-           'runs apart from those above): %s' % (
-               ', phase ' + prof['phase'] if prof.get('phase') else '', n_a, n_b, said)]
+    out = ['  where the instructions went (--profile%s, %s clock: A and A with the change, %d '
+           'and %d runs apart from those above): %s' % (
+               ', phase ' + prof['phase'] if prof.get('phase') else '', prof.get('clock', '?'),
+               n_a, n_b, said)]
     out += ['    %s %+.2f [%.2f, %.2f] (%.2f%% -> %.2f%%)' % (
         r['function'], r['shift'], r['lo'], r['hi'], r['a'], r['b']) for r in moved]
     text = io.StringIO()
