@@ -22,6 +22,7 @@ sys.path.insert(0, BENCH)
 from kvmbench import attribute, attribute_cli as ac, ddmin  # noqa: E402
 from kvmbench import runner, trackjudge, trackreport  # noqa: E402
 from kvmbench.tap import tap  # noqa: E402
+from test_stats import JITTER, profile_runs, write_profiles  # noqa: E402
 
 
 class DeltaDebugging(unittest.TestCase):
@@ -118,11 +119,15 @@ class Simulated(ac.Attribution):
     is slower by the product of the effects of the hunks it has from B;
     one that has @needs's file from B without @needs_with's cannot build."""
 
-    def __init__(self, rng, diffs, effects, out, cannot=None, modules=None):
+    def __init__(self, rng, diffs, effects, out, cannot=None, modules=None, profile_moves=None):
         c = ac.Config()
         c.figure, c.threshold, c.test, c.args, c.arch = 'populate_ns', 3.0, 't', [], 'x86_64'
         super().__init__(c)
         self.rng, self.effects, self.cannot = rng, effects, cannot
+        # The profiled runs: {function: samples} a run moves where the
+        # change is applied (known shares, jittered; test_stats.profile_runs).
+        self.profile_moves = profile_moves or {}
+        c.profile_phase = ''
         self.diffs = diffs
         self.inputs = sorted(diffs)
         self.hunks_total = sum(len(d.hunks) for d in diffs.values())
@@ -140,6 +145,7 @@ class Simulated(ac.Attribution):
         self.kernel, self.kernel_release, self.whole = '6.12', '6.12.1+deb12-amd64', False
         self.unread = []
         c.clock, c.smp, c.mem, c.config = 'icount', '1', '2G', None
+        c.env = {'VMRUN_ICOUNT': 'shift=3,sleep=off'}
         self.unit = 'ns'
 
     def built_files(self, empty, name):
@@ -153,7 +159,13 @@ class Simulated(ac.Attribution):
     def patch_for(self, contents, name):
         return None
 
-    def measure(self, contents, name):
+    def measure(self, contents, name, profile=False):
+        if profile:
+            changed = any(contents[f] != d.a for f, d in self.diffs.items())
+            order = self.rng.sample(JITTER, len(JITTER))
+            self.paths[name] = write_profiles(os.path.join(self.out, 'runs', name), profile_runs(
+                self.profile_moves if changed else None, order))
+            return [1.0] * len(JITTER)
         self.builds.append((self.whole, name))
         if self.cannot and contents[self.cannot[0]] != self.diffs[self.cannot[0]].a and \
                 contents[self.cannot[1]] == self.diffs[self.cannot[1]].a:
@@ -225,6 +237,30 @@ class Search(unittest.TestCase):
                      'ATTRIBUTED file=x.c hunk=2 function=second_fn', '%change',
                      'A with the change against A: worse', 'To reproduce'):
             self.assertIn(want, text)
+        # The profiled pair (A, A with the change) moved nothing: said so.
+        self.assertIn("where the instructions went (--profile, tcg clock: A and A with the change, 7 "
+                      "and 7 runs apart from those above): no function's share moved beyond the noise "
+                      "(of the 6 judged)", text)
+        self.assertNotIn('PROFILE function=rare', text)
+
+    def test_where_the_instructions_went(self):
+        """The change moves 30 of a run's 1000 samples to svm_vcpu_run:
+        the report's evidence names the functions that moved, most first,
+        beside the named hunk (bench/compare --profile's table)."""
+        s = self.sim(5, diffs_of(), {('x.c', 2): 1.10}, profile_moves={
+            'svm_vcpu_run [kvm_amd]': 30, '[guest]': -20, 'vcpu_enter_guest [kvm]': -10})
+        rc, out = quiet(s.run)
+        self.assertEqual(rc, 0, out)
+        self.assertIn('PROFILE function=svm_vcpu_run_[kvm_amd] a=10', out)
+        text = ac.report(s, ['--trees', 'a,b'])
+        ev = text[text.index('Evidence'):text.index('Stages:')]
+        moved = ev[ev.index('moved beyond the noise'):].splitlines()[1:4]
+        self.assertEqual([ln.split()[0] for ln in moved],
+                         ['svm_vcpu_run', '[guest]', 'vcpu_enter_guest'])
+        self.assertRegex(moved[0], r'svm_vcpu_run \[kvm_amd\] \+3\.0\d \[')
+        self.assertIn('verdict=more', ev)
+        self.assertEqual(ev.count('[all kernel samples]'), 1, ev)
+        self.assertIn('profile          2 builds/measurements', text)
 
     def test_planted_around_cannot_test(self):
         # x.c from B does not build without f3.c from B (a header and its user).
@@ -284,7 +320,7 @@ class Search(unittest.TestCase):
         kernel): one MODULES line saying so, then whole kernels."""
         s = self.sim(8, diffs_outside(), {('x.c', 2): 1.10}, modules=set(diffs_of()))
         real = s.measure
-        s.measure = lambda contents, name: None if name == 'modules-b' else real(contents, name)
+        s.measure = lambda contents, name, **kw: None if name == 'modules-b' else real(contents, name, **kw)
         rc, out = quiet(s.run)
         self.assertEqual(rc, 0, out)
         self.assertRegex(out, r"^MODULES cannot test: .*: on to whole kernels\nSTEP b vs a: worse ")
@@ -328,6 +364,16 @@ class Search(unittest.TestCase):
               (seen, trials, named), file=sys.stderr)
         self.assertEqual(named, 0)
         self.assertLessEqual(seen, 4 * trials * 2 * 0.05 / s.steps)
+
+
+class ProfileClock(unittest.TestCase):
+    def test_host_clock_for_the_profiled_pair(self):
+        c = ac.Config()
+        c.clock, c.smp, c.env = 'icount', '1', {'VMRUN_ICOUNT': 'shift=3,sleep=off'}
+        at = ac.Attribution(c)
+        self.assertEqual(at.profile_env(), {'VMRUN_ICOUNT': None})
+        c.clock, c.env = 'bochs', {'VMRUN_ICOUNT': None}
+        self.assertIs(at.profile_env(), c.env)
 
 
 class Track(unittest.TestCase):
@@ -405,7 +451,8 @@ class Refusals(unittest.TestCase):
                      "has no figure 'no_such'; it reports: populate_ns dirty_ns_avg"),
                     ((a, b), {'test': 'no_such_test'}, "no test 'no_such_test' in this suite"),
                     ((a, e, '--runs', '2'), {}, 'cannot reach a verdict'),
-                    ((a, b, '--config', 'large'), {}, "--config large: a base config is 'small'")):
+                    ((a, b, '--config', 'large'), {}, "--config large: a base config is 'small'"),
+                    ((a, e, '--profile-phase', 'Dirty'), {}, "bad --profile-phase 'Dirty'")):
                 rc, err = self.attribute(*args, **kw)
                 self.assertEqual(rc, 2, err)
                 self.assertIn(want, err)

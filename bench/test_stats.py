@@ -605,6 +605,120 @@ class Json(unittest.TestCase):
                     sys.stdout = old
 
 
+# ---- --profile: the functions whose share moved ------------------------------
+
+def write_profiles(d, runs, period_ns=500000):
+    """One JSON file a run in @d, each run's profile {function: samples}."""
+    os.makedirs(d, exist_ok=True)
+    for i, funcs in enumerate(runs):
+        with open(os.path.join(d, '%02d.json' % i), 'w') as f:
+            json.dump({'test': 't', 'runs': [{'figures': {}, 'profile': {
+                'period_ns': period_ns, 'functions': funcs,
+                'phases': {'dirty': funcs}}}]}, f)
+    return results.side_files(d)
+
+
+JITTER = [-2, -1, 0, 1, 2, 0, 1]
+
+
+def profile_runs(moves=None, order=JITTER):
+    """7 runs of 1000 samples: known shares, each function jittered by
+    a couple of samples (a filler keeps the total), @moves {function:
+    samples} added."""
+    base = {'[guest]': 700, 'svm_vcpu_run [kvm_amd]': 100, 'vcpu_enter_guest [kvm]': 80,
+            'kvm_arch_vcpu_ioctl_run [kvm]': 50, 'fast_page_fault [kvm]': 30, 'rare': 2}
+    out = []
+    for j in order:
+        r = {k: v + (moves or {}).get(k, 0) + (j if k != 'rare' else 0)
+             for k, v in base.items()}
+        r['[other functions]'] = 1000 - sum(r.values())
+        out.append(r)
+    return out
+
+
+def random_profile_run(rng, shares, n=1000, moves=None):
+    """A run's samples: each function's count normal about its share of
+    @n (the multinomial's variance), @moves {function: percentage points}."""
+    r = {}
+    for k, p in shares.items():
+        p = (p + (moves or {}).get(k, 0)) / 100
+        r[k] = max(0, round(rng.gauss(p * n, math.sqrt(p * (1 - p) * n))))
+    return r
+
+
+SHARES = {'[guest]': 60, 'svm_vcpu_run [kvm_amd]': 10, 'a [kvm]': 8, 'b [kvm]': 6, 'c': 5,
+          'd': 4, 'e': 3, 'f': 2, 'g': 1, 'h': 1}
+
+
+class Profiles(unittest.TestCase):
+    def compare(self, runs_a, runs_b, phase=None):
+        with tempfile.TemporaryDirectory() as d:
+            a = results.load_profiles(write_profiles(os.path.join(d, 'a'), runs_a), phase)
+            b = results.load_profiles(write_profiles(os.path.join(d, 'b'), runs_b), phase)
+        return stats.compare_profiles(a, b)
+
+    def test_known_shares_top_movers(self):
+        # 30 samples of 1000 move to svm_vcpu_run, from the guest (20) and
+        # vcpu_enter_guest (10): those three, most moved first.
+        rows, level, judged = self.compare(profile_runs(), profile_runs(
+            {'svm_vcpu_run [kvm_amd]': 30, '[guest]': -20, 'vcpu_enter_guest [kvm]': -10},
+            list(reversed(JITTER))), 'dirty')
+        self.assertEqual(judged, 6)       # 'rare' (0.2%) is not judged
+        self.assertTrue(level)
+        moved = stats.profile_moved(rows[:-1], level)
+        self.assertEqual([(r['function'], r['verdict']) for r in moved], [
+            ('svm_vcpu_run [kvm_amd]', 'more'), ('[guest]', 'less'),
+            ('vcpu_enter_guest [kvm]', 'less')])
+        self.assertAlmostEqual(moved[0]['shift'], 3.0, delta=0.3)
+        self.assertLess(moved[0]['lo'], 3.0)
+        self.assertGreater(moved[0]['hi'], 3.0)
+        self.assertEqual(rows[-1]['function'], '[all kernel samples]')
+        self.assertAlmostEqual(rows[-1]['a_ms'], 500.0)        # 1000 samples of 0.5 ms
+
+    def test_aa_nothing_moved(self):
+        # The same runs in another order: every interval holds 0.
+        rows, level, judged = self.compare(profile_runs(), list(reversed(profile_runs())))
+        self.assertTrue(level)
+        self.assertEqual(stats.profile_moved(rows[:-1], level), [])
+        self.assertEqual({r['verdict'] for r in rows}, {'same'})
+
+    def test_too_few_runs_no_verdict(self):
+        rows, level, _ = self.compare(profile_runs()[:3], profile_runs({'c': 30})[:3])
+        self.assertIsNone(level)
+        self.assertEqual(stats.profile_moved(rows[:-1], level), [])
+
+    def test_runs_sized_for_the_functions(self):
+        n = stats.profile_runs()
+        self.assertEqual(n, 7)            # C(14, 7) = 3432 >= 2 * 50 / 0.05
+        alpha = stats.figure_alpha(stats.FAMILY_LEVEL, stats.PROFILE_FUNCTIONS)
+        self.assertTrue(stats.rank_order(n, n, alpha))
+        self.assertFalse(stats.rank_order(n - 1, n - 1, alpha))
+
+    def test_aa_rate_and_power(self):
+        """Simulated: A and B drawn alike, 7 runs a side; a function is
+        reported moved in at most 5% of comparisons (simultaneous over the
+        judged), and a 5-point move of one is found."""
+        rng = random.Random(11)
+
+        def side(moves=None):
+            runs = [random_profile_run(rng, SHARES, moves=moves) for _ in range(7)]
+            return ([{k: 100.0 * v / sum(r.values()) for k, v in r.items()} for r in runs],
+                    [{'[all kernel samples]': 1.0}] * 7)
+        trials, moved = 500, 0
+        for _ in range(trials):
+            rows, level, _ = stats.compare_profiles(side(), side())
+            moved += bool(stats.profile_moved(rows[:-1], level))
+        print('profile A/A: %d of %d comparisons reported a function moved' % (moved, trials),
+              file=sys.stderr)
+        self.assertLessEqual(moved / trials, 0.05 + binomial_slack(0.05, trials))
+        found = 0
+        for _ in range(100):
+            rows, level, _ = stats.compare_profiles(
+                side(), side({'svm_vcpu_run [kvm_amd]': 5, '[guest]': -5}))
+            found += 'svm_vcpu_run [kvm_amd]' in [
+                r['function'] for r in stats.profile_moved(rows[:-1], level)]
+        self.assertGreaterEqual(found, 90)
+
 if __name__ == '__main__':
     if sys.argv[1:] == ['--tap']:
         sys.exit(tap(sys.modules[__name__], 'stats'))

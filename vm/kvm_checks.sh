@@ -19,7 +19,8 @@
 #  - bench/attribute over two trees, A Debian's linux-source-6.12 and B a
 #    tree of links to it with the five patches applied to private copies:
 #    it names mmu.c's hunk (the flush, in kvm_tdp_mmu_page_fault) with the
-#    proof both ways, in KVM module builds; B without the flush (comments
+#    proof both ways and where the instructions went (its profiled pair
+#    measured), in KVM module builds; B without the flush (comments
 #    only): "no step to attribute"; and it refuses one tree twice, not a
 #    kernel tree, an unknown figure and test (exit 2);
 #  - KVM built with KVM_SW_PROTECTED_VM=y: the guest_memfd cases, shared
@@ -157,6 +158,13 @@ if [[ $(grep -c '^PROOF .* holds=yes$' "$LOGS/attribute.log") == 2 ]] &&
 	ok "attribute: the proof both ways, the report"
 else
 	not_ok "attribute: not two PROOF lines that hold, or no report"
+fi
+grep -E '^  where the instructions went' "$OUT/attribute.txt" | sed 's/^/# /'
+if grep -q '^  where the instructions went (--profile, tcg clock: A and A with the change' \
+	"$OUT/attribute.txt"; then
+	ok "attribute: where the instructions went, measured (the profiled pair, the host's clock)"
+else
+	not_ok "attribute: where the instructions went not measured"
 fi
 # refuse NAME PATTERN ARGS...: bench/attribute ARGS exits 2 saying PATTERN.
 refuse() {

@@ -14,6 +14,7 @@ files, then the hunks of the files it names, the same way.
 """
 import difflib
 import hashlib
+import io
 import json
 import os
 import platform
@@ -29,8 +30,10 @@ from . import cli
 from .bisect import Bisect, CannotTest
 from .cli import Parser, Usage, test_command, vm_size
 from .errors import Fail, UsageError
-from .results import Results, load_side, side_files
-from .stats import TooFewRuns, judge, least_runs, runs_refusal
+from .render import print_profile
+from .results import Results, load_profiles, load_side, side_files
+from .stats import (FAMILY_LEVEL, TooFewRuns, compare_profiles, judge, least_runs,
+                    profile_moved, profile_runs, runs_refusal)
 
 PROG = 'bench/attribute'
 HELP = r"""
@@ -39,7 +42,7 @@ bench/attribute: the hunk of a source change that carries a step between two ker
 usage: bench/attribute --trees A,B --figure NAME --threshold PCT [--runs N]
                        [--config small|debian[:VERSION]] [--arch ARCH] [--cpu amd|intel]
                        [--clock icount|tcg] [--mem SIZE] [--debian-kernel V]
-                       [--report FILE] -- TEST ARGS...
+                       [--profile-phase P] [--report FILE] -- TEST ARGS...
 
   --trees A,B        two kernel source trees (only read), or Debian kernel versions
                      (6.12.111+deb12: Debian's linux-source at that version)
@@ -55,6 +58,8 @@ usage: bench/attribute --trees A,B --figure NAME --threshold PCT [--runs N]
   --debian-kernel V  the Debian kernel the modules are for (default: A's series, e.g. 6.12)
   --arch, --cpu, --clock, --mem   the VM, as bench/bisect-run's
   --report FILE      write the report (a regression mail) there too
+  --profile-phase P  the profiled pair (below) compares the test's phase P only
+                     (dirty_log_perf_test: populate, enable, dirty, get, clear, disable)
 
 Prints the first verdict (MODULES ...: the step in KVM's modules or outside
 them; STEP b vs a: ... for whole kernels), then one line a hunk of the
@@ -64,6 +69,10 @@ smallest change that carries the step,
 both ways, a verdict with its interval each:
   PROOF a+change vs a: ...  holds=yes|no
   PROOF b-change vs b: ...  holds=yes|no
+and where the instructions went: A and A with the change, run again with the
+test's --profile (on the host's clock where the verdicts' is icount), and the
+kernel functions whose share of the samples moved (bench/compare --profile's
+table and PROFILE lines; in the report's evidence).
 
 Exit status: 0 attributed with the proof holding both ways, or "no step to
 attribute" (A and B measured once, the figure not beyond the threshold);
@@ -206,7 +215,7 @@ def function_at(lines, i):
 # ---- the command line ---------------------------------------------------------
 
 VALUED = ('--trees', '--figure', '--arch', '--report', '--cpu', '--clock', '--mem',
-          '--debian-kernel')
+          '--debian-kernel', '--profile-phase')
 
 
 class Config:
@@ -257,6 +266,7 @@ def parse(argv):
     if c is None:
         return None
     c.test, c.args = test_command(c.command)
+    c.profile_phase = cli.profile_phase(c.profile_phase or '')
     if not c.trees or c.trees.count(',') != 1 or not all(c.trees.split(',')):
         raise Usage('--trees A,B: two trees (or Debian kernel versions)')
     if not c.figure:
@@ -293,6 +303,7 @@ class Attribution:
         self.t0 = time.monotonic()
         self.stages = []
         self.measured = {}
+        self.paths = {}
 
     def setup(self):
         """Everything before the first build: UsageError on bad input."""
@@ -426,25 +437,30 @@ class Attribution:
                                     arch=c.arch, src=self.a, patches=[patch] if patch else [],
                                     whole=self.whole, base=c.config or 'small')
 
-    def measure(self, contents, name):
-        """Build, boot and run A with @contents: the figure's values; None
-        when it cannot be tested.  BuildError propagates (the caller
-        decides: A and B fail the run, a candidate cannot be tested)."""
+    def measure(self, contents, name, profile=False):
+        """Build, boot and run A with @contents (with the test's --profile
+        if @profile): the figure's values, the runs' JSON files in
+        self.paths[name]; None when it cannot be tested.  BuildError
+        propagates (the caller decides: A and B fail the run, a candidate
+        cannot be tested)."""
         c = self.c
         desc = self.build(contents, name)
         vm = Config()
-        vm.arch, vm.cpu, vm.smp, vm.mem, vm.env = c.arch, c.cpu, c.smp, c.mem, c.env
+        vm.arch, vm.cpu, vm.smp, vm.mem = c.arch, c.cpu, c.smp, c.mem
+        vm.env = self.profile_env() if profile else c.env
         vm.test, vm.args = c.test, c.args
         out = os.path.join(self.out, 'runs', name)
         b = Bisect(vm, out)
         try:
             b.suite(desc)
             b.results = Results(out, PROG)
-            b.results.total = self.runs + 1
-            b.boot_runs('b', desc['vm_args'], self.runs, 0)
+            n = max(self.runs, profile_runs()) if profile else self.runs
+            b.results.total = n + 1
+            b.boot_runs('b', desc['vm_args'], n, 0, profile)
         except CannotTest:
             return None
-        figs, units = load_side(side_files(b.results.path('b')))
+        self.paths[name] = side_files(b.results.path('b'))
+        figs, units = load_side(self.paths[name])
         vals = figs.get(c.figure)
         if not vals or len(vals) < 2:
             info('%s: the figure %s is missing or fewer than 2 runs passed' % (name, c.figure))
@@ -621,7 +637,9 @@ class Attribution:
         hunks, _ = self.search(units, hunks_of, pre + 'hunks')
         self.named = hunks
         t0 = time.monotonic()
-        return self.prove(empty, hunks_of, t0)
+        rc = self.prove(empty, hunks_of, t0)
+        self.where_went(empty)
+        return rc
 
     def prove(self, empty, hunks_of, t0):
         """Both ways: A with the change, B with it reverted."""
@@ -634,6 +652,7 @@ class Attribution:
                 keep = {h['n'] for h in d.hunks} - {n for g, n in self.named if g == f}
                 rev[f] = d.apply(keep)
         self.patch = self.patch_for(change, 'change')
+        self.change = change
         other = 'better' if self.direction == 'worse' else 'worse'
         proofs = []
         for name, contents, base, way, against in (
@@ -671,6 +690,47 @@ class Attribution:
                       o['hi'], 'yes' if holds else 'no'))
         return 0 if all(p[4] for p in proofs) else 1
 
+    def profile_env(self):
+        """The profiled pair's clock: the host's where the verdicts' is
+        QEMU's icount, whose samples fall at fixed instruction distances
+        and alias with a regular loop (docs/results/attribution.md, "Where
+        the instructions went"); Bochs has only its own."""
+        c = self.c
+        return runner.clock_env('tcg', int(c.smp)) if c.clock == 'icount' else c.env
+
+    def where_went(self, empty):
+        """Where the instructions went: A and A with the change, profiled
+        apart from the verdicts' runs (--profile perturbs what it
+        measures), compared as bench/compare --profile compares
+        (stats.compare_profiles): self.profile, its table printed."""
+        t0 = time.monotonic()
+        self.profile = {'why': None, 'clock': 'tcg' if self.c.clock == 'icount' else self.c.clock}
+        for name, contents in (('profile-a', empty), ('profile-change', self.change)):
+            try:
+                vals = self.measure(contents, name, profile=True)
+            except Fail as e:
+                vals, self.profile['why'] = None, '%s does not build: %s' % (name, e)
+            if vals is None:
+                self.profile['why'] = self.profile['why'] or '%s cannot be tested' % name
+                break
+        self.stages.append(('profile', 0, 2, time.monotonic() - t0))
+        if self.profile['why']:
+            info('where the instructions went: not measured (%s)' % self.profile['why'])
+            return
+        a, b = (load_profiles(self.paths[n], self.c.profile_phase or None)
+                for n in ('profile-a', 'profile-change'))
+        if not a[0] or not b[0]:
+            self.profile['why'] = 'the profiled runs of %s have no profile (the test\'s ' \
+                '--profile skipped: its reason is in their output)' % (
+                    'A' if not a[0] else 'A with the change')
+            info('where the instructions went: not measured (%s)' % self.profile['why'])
+            return
+        rows, level, judged = compare_profiles(a, b)
+        self.profile.update(rows=rows, level=level, judged=judged, n=(len(a[0]), len(b[0])),
+                            phase=self.c.profile_phase or None)
+        print_profile(rows, level, judged, len(a[0]), len(b[0]), FAMILY_LEVEL,
+                      self.c.profile_phase or None)
+
     def build_dirs(self):
         """The kvm-build cache directories A's builds use."""
         c = self.c
@@ -703,6 +763,33 @@ def ranked_entries(att, named, diffs):
         if s:
             scored.append((s, ver, e))
     return sorted(scored, key=lambda t: -t[0])
+
+
+def profile_lines(prof):
+    """The report's lines of where the instructions went (Attribution.
+    where_went's self.profile): the functions whose share moved beyond
+    the noise (stats.profile_moved), then bench/compare --profile's table
+    of A and A with the change (B there)."""
+    if prof.get('why'):
+        return ['  where the instructions went (--profile): not measured: %s' % prof['why']]
+    n_a, n_b = prof['n']
+    moved = profile_moved(prof['rows'][:-1], prof['level'])
+    if not prof['level']:
+        said = 'too few runs for intervals: nothing judged'
+    elif not moved:
+        said = 'no function\'s share moved beyond the noise (of the %d judged)' % prof['judged']
+    else:
+        said = 'moved beyond the noise, A with the change - A in percentage points:'
+    out = ['  where the instructions went (--profile%s, %s clock: A and A with the change, %d '
+           'and %d runs apart from those above): %s' % (
+               ', phase ' + prof['phase'] if prof.get('phase') else '', prof.get('clock', '?'),
+               n_a, n_b, said)]
+    out += ['    %s %+.2f [%.2f, %.2f] (%.2f%% -> %.2f%%)' % (
+        r['function'], r['shift'], r['lo'], r['hi'], r['a'], r['b']) for r in moved]
+    text = io.StringIO()
+    print_profile(prof['rows'], prof['level'], prof['judged'], n_a, n_b, FAMILY_LEVEL,
+                  prof.get('phase'), out=text)
+    return out + ['  ' + ln if ln else ln for ln in text.getvalue().splitlines()]
 
 
 def machine():
@@ -798,8 +885,7 @@ def report(at, argv):
                          pr['ratio'], pr['lo'], pr['hi'], 'B' if against == 'a' else 'A',
                          o['verdict'], o['ratio'], o['lo'], o['hi'],
                          'holds' if holds else 'does NOT hold'))
-    lines.append('  where the instructions went (--profile per function): not measured here '
-                 '(left: bench/compare --profile on A and A+change)')
+    lines += profile_lines(getattr(at, 'profile', {'why': 'no change named'}))
     lines.append('\nStages:')
     for name, n, tests, secs in at.stages:
         lines.append('  %-16s %s%d builds/measurements, %.0f s' % (

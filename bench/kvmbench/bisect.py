@@ -270,8 +270,9 @@ class Bisect:
     def __init__(self, c, out):
         self.c, self.out = c, out
 
-    def boot_runs(self, side, spec, n, first):
-        """One boot of @spec running a warm-up and @n runs of @side."""
+    def boot_runs(self, side, spec, n, first, profile=False):
+        """One boot of @spec running a warm-up and @n runs of @side (with
+        the test's --profile if @profile)."""
         c = self.c
         runs = [runner.Run(side, 'w%d' % first, True, c.args)]
         runs += [runner.Run(side, '%02d' % (first + i), False, c.args) for i in range(n)]
@@ -283,7 +284,7 @@ class Bisect:
         vmrun = ['--arch', c.arch] + (['--cpu', c.cpu] if c.cpu else []) + [
             '--smp', str(c.smp), '--mem', c.mem]
         vm = runner.VM(c.test, vmrun, c.env, {'a': '/tests/kvm', 'b': '/tests/kvm'},
-                       RUN_TIMEOUT, False)
+                       RUN_TIMEOUT, profile)
         rc = vm.run(runs, self.results, self.dir, RUN_TIMEOUT * (n + 2), vm_args)
         if vm_rc_cannot(rc):
             raise CannotTest()

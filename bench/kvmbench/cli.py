@@ -140,6 +140,14 @@ def size(refusal, units=SIZE_UNITS):
     return convert
 
 
+def profile_phase(name):
+    """--profile-phase NAME: @name if it can be a phase of a test
+    (perf_report_phase(): lower case and _), else Usage."""
+    if not re.fullmatch(r'[a-z_]*', name or ''):
+        raise Usage("bad --profile-phase '%s'" % name)
+    return name
+
+
 MARK = '.kvm-selftests'  # in an output folder: the program that made it (make_out)
 
 

@@ -62,7 +62,7 @@ def print_profile(rows, level, judged, n_a, n_b, family_level, phase=None, out=N
     if not rows:
         print('  (no function with that share)', file=out)
         return
-    shown = rows[:PROFILE_TOP] + rows[-1:]     # the last: all samples, in ms
+    shown = rows[:-1][:PROFILE_TOP] + rows[-1:]     # the last: all samples, in ms
     w = max(len(r['function']) for r in shown)
     print('  %-*s %8s %8s %9s %9s  %-20s %s' % (w, 'function', 'A %', 'B %', 'A ms', 'B ms',
                                                'B-A [lo, hi]', 'verdict'), file=out)

@@ -276,6 +276,22 @@ def widest(results, pct):
 
 PROFILE_MIN_SHARE = 0.5     # percent, pooled over both sides: the functions judged
 PROFILE_TOP = 10
+PROFILE_FUNCTIONS = 50      # the functions judged that profile_runs() is sized for
+
+
+def profile_runs(family_level=None):
+    """The fewest runs a side for which compare_profiles() has intervals
+    over PROFILE_FUNCTIONS judged functions (7 at 95%)."""
+    return min_runs(figure_alpha(family_level or FAMILY_LEVEL, PROFILE_FUNCTIONS))
+
+
+def profile_moved(rows, level):
+    """The rows of compare_profiles() whose share moved beyond the noise:
+    verdict more or less, i.e. the simultaneous interval excludes 0
+    (none without intervals, @level None), most moved first."""
+    if not level:
+        return []
+    return [r for r in rows if r['verdict'] in ('more', 'less')]
 
 
 def compare_profiles(a_prof, b_prof, family_level=None):
