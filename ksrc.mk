@@ -22,7 +22,7 @@ $(error No kernel source for the kselftest framework: apt-get install linux-sour
 endif
 $(info Unpacking the kselftest framework from $(KSRC_TARBALL) into $(KSRC_CACHE))
 # Whole or not at all, once: unpacked beside it and renamed into place
-# under the cache's lock of it (kvmbench.fetch.landed's), which a second
+# under the cache's lock of it (kvmbench.kernels.fetch.landed's), which a second
 # build at the same time waits for, then finds it there.
 ksrc_err := $(shell set -e; mkdir -p $(KSRC_CACHE)/.locks; \
 	flock $(KSRC_CACHE)/.locks/linux-source-6.1.lock sh -ec ' \

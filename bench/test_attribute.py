@@ -19,9 +19,10 @@ from unittest import mock
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import attribute, attribute_cli as ac, ddmin  # noqa: E402
-from kvmbench import runner, trackjudge, trackreport  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.vmrun import runner  # noqa: E402
+from kvmbench.attribution import attribute, attribute_cli as ac, ddmin  # noqa: E402
+from kvmbench.tracking import trackjudge, trackreport  # noqa: E402
 from test_stats import JITTER, profile_runs, write_profiles  # noqa: E402
 
 

@@ -17,8 +17,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kvmbench import bisect  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.attribution import bisect  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLE = os.path.join(REPO, 'bench', 'testdata', 'bad-input.tsv')

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Unit tests of vm/run's boot (bench/kvmbench/boot.py) on fixed inputs:
+"""Unit tests of vm/run's boot (bench/kvmbench/vmrun/boot.py) on fixed inputs:
 the emulator command lines for x86_64, arm64, KVM, -icount, NUMA and
 Bochs (its bochsrc and GRUB config), the console filter on a recorded
 console, the exit-status mapping, and whole boots of a stand-in emulator
@@ -15,8 +15,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kvmbench import boot  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.vmrun import boot  # noqa: E402
 
 
 def settings(**kw):

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Unit tests of kvmbench.build: arch names, kernel options, packages, the
+"""Unit tests of kvmbench.kernels.build: arch names, kernel options, packages, the
 build.
 Run: python3 bench/test_build.py (--tap: kselftest TAP, one result a test)"""
 import os
@@ -11,13 +11,15 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import build, cli, debian, lavajobs, runner  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.kernels import build, debian  # noqa: E402
+from kvmbench.vmrun import cli, runner  # noqa: E402
+from kvmbench.labs import lavajobs  # noqa: E402
 from testkit import Quiet  # noqa: E402
 
 
 class Build(unittest.TestCase):
-    """kvmbench.build: arch names, kernel options, packages, the build."""
+    """kvmbench.kernels.build: arch names, kernel options, packages, the build."""
 
     MAKEFILE = ('kselftest_install:\n'
                 '\t@test "$(STATIC)" = 1 || { echo not static; exit 1; }\n'

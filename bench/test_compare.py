@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Unit tests of bench's commands: the option checks, order and budget of
-bench/compare and bench/bisect-run (kvmbench.compare, kvmbench.bisect), the
-tables (kvmbench.render), bench/perf's options and summary (kvmbench.perf),
-the cover letter (kvmbench.cover), and bench/compare end to end on fake
+bench/compare and bench/bisect-run (kvmbench.measure.compare, kvmbench.attribution.bisect), the
+tables (kvmbench.verdicts.render), bench/perf's options and summary (kvmbench.measure.perf),
+the cover letter (kvmbench.verdicts.cover), and bench/compare end to end on fake
 builds on the host.
 Run: python3 bench/test_compare.py (--tap: kselftest TAP, one result a test)"""
 import glob
@@ -19,9 +19,14 @@ import unittest
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
-from kvmbench import bisect, cli, compare, cover, perf, render, runner, stats_cli  # noqa: E402
-from kvmbench import debian, docs_check, stats  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.verdicts import cover, render, stats_cli  # noqa: E402
+from kvmbench.verdicts import stats  # noqa: E402
+from kvmbench.kernels import debian  # noqa: E402
+from kvmbench.vmrun import cli, runner  # noqa: E402
+from kvmbench.attribution import bisect  # noqa: E402
+from kvmbench.measure import compare, perf  # noqa: E402
+from kvmbench.checks import docs_check  # noqa: E402
 from testkit import Quiet, fake_tree  # noqa: E402
 
 
@@ -197,7 +202,7 @@ class CliTypes(unittest.TestCase):
                          ("--smp must be a positive number: '0'", 2))
 
     def test_lava_dispatch(self):
-        """--lava hands the command line to kvmbench.lavacompare, as given;
+        """--lava hands the command line to kvmbench.measure.lavacompare, as given;
         its own options refused without it."""
         argv = ['--lava', 'local', '--options', '', '-d 10', '--per-job', '3', '--', 't']
         c = compare.parse(argv)
@@ -351,7 +356,7 @@ class CompareEndToEnd(unittest.TestCase):
         # In-process as bench/compare runs it, with the host's /dev/kvm
         # taken as working: the fake tests need no KVM, and a machine
         # whose /dev/kvm does not run guests checks the same logic.
-        prog = ('import sys; from kvmbench import compare, runner; '
+        prog = ('import sys; from kvmbench.measure import compare; from kvmbench.vmrun import runner; '
                 'runner.host_kvm_why = lambda d: ""; sys.exit(compare.main(sys.argv[1:]))')
         return subprocess.run([sys.executable, '-c', prog, '--builds', '%s,%s' % (a, b),
                                '--where', 'host', '--arch', runner.host_arch(), '--out',

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Unit tests of the config bisection (kvmbench.config_bisect) and of
-vm/kvm-build's base configs (kvmbench.kvm_config: small, debian[:VERSION]):
+"""Unit tests of the config bisection (kvmbench.attribution.config_bisect) and of
+vm/kvm-build's base configs (kvmbench.kbuild.kvm_config: small, debian[:VERSION]):
 a planted option found on simulated verdicts, nothing named on an A/A
 pair, olddefconfig's dependency resolution on a real tree's Kconfig (a
 Debian linux-source tree in the cache; SKIP without one), the refusals.
@@ -16,10 +16,11 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import config_bisect as cb  # noqa: E402
-from kvmbench import debian, kvm_config  # noqa: E402
-from kvmbench.errors import UsageError  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.errors import UsageError  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.kernels import debian  # noqa: E402
+from kvmbench.kbuild import kvm_config  # noqa: E402
+from kvmbench.attribution import config_bisect as cb  # noqa: E402
 
 
 def configs(n=40, seed=1):
@@ -197,7 +198,7 @@ class Refusals(unittest.TestCase):
             kvm_config.debian_kernel_for("", "6.1.187", vs)
 
     def test_command_line(self):
-        kb = [sys.executable, "-m", "kvmbench.kvm_build"]
+        kb = [sys.executable, "-m", "kvmbench.kbuild.kvm_build"]
         env = dict(os.environ, PYTHONPATH=BENCH)
         for args in (["--whole", "--src", "/", "--config", "debian", "--config", "small"],
                      ["--src", "/", "--config", "debian"],
@@ -208,7 +209,7 @@ class Refusals(unittest.TestCase):
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             self.assertEqual(r.returncode, 2, (args, r.stderr))
             self.assertNotIn("Traceback", r.stderr)
-        cbc = [sys.executable, "-m", "kvmbench.config_bisect"]
+        cbc = [sys.executable, "-m", "kvmbench.attribution.config_bisect"]
         with tempfile.NamedTemporaryFile("w", suffix=".config") as f:
             for args in (["--src", "/", "--good", f.name, "--bad", f.name, "--", "true"],
                          ["--src", "/", "--good", f.name, "--bad", "/nonexistent", "--",

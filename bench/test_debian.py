@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Unit tests of kvmbench.debian, the one place for Debian's kernels:
+"""Unit tests of kvmbench.kernels.debian, the one place for Debian's kernels:
 their names, versions, order, series and upstream versions, in the forms
 the archive really uses (apt-cache pkgnames linux-image-, apt-cache
 madison linux-source-6.12, apt-cache show linux-image-6.12.117+deb12-amd64:
@@ -18,8 +18,8 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import debian  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.kernels import debian  # noqa: E402
 
 # Versions as the archive spells them (kernel names, the packages'
 # versions, linux-signed's, linux-source's), in dpkg's order.

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Unit tests of bench/kvmbench/docs_check.py: the repo passes every check,
+"""Unit tests of bench/kvmbench/checks/docs_check.py: the repo passes every check,
 and a copy of it with one violation planted fails the check it breaks,
 with a line naming the violation.
 Run: python3 bench/test_docs_check.py (--tap: kselftest TAP, one result a
@@ -15,8 +15,8 @@ import unittest
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
-from kvmbench import docs_check, docs_check_code  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.checks import docs_check, docs_check_code  # noqa: E402
 
 
 def repo_files():
@@ -37,7 +37,7 @@ class Planted(unittest.TestCase):
     files = None
 
     def setUp(self):
-        if Planted.files is None:       # once (kvmbench.tap runs no setUpClass)
+        if Planted.files is None:       # once (kvmbench.base.tap runs no setUpClass)
             Planted.files = repo_files()
         self.tmp = tempfile.TemporaryDirectory()
         self.root = self.tmp.name
@@ -222,7 +222,7 @@ class Parsing(unittest.TestCase):
 
     def test_usage_errors(self):
         for args in (['--only', 'nosuch'], ['--root', '/nonexistent']):
-            r = subprocess.run([sys.executable, os.path.join(BENCH, 'kvmbench/docs_check.py')]
+            r = subprocess.run([sys.executable, os.path.join(BENCH, 'kvmbench/checks/docs_check.py')]
                                + args, capture_output=True, text=True)
             self.assertEqual(r.returncode, 2)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Unit tests of the host's set-up when runs start together on a fresh
 machine: two vm/run of one kernel at once on an empty cache, the
-installer (kvmbench.build.install) against a fake apt-get
+installer (kvmbench.kernels.build.install) against a fake apt-get
 on PATH whose lists lock another installer holds for a while, and the
-cache's downloads (kvmbench.debian.landed) made by two processes at once
+cache's downloads (kvmbench.kernels.debian.landed) made by two processes at once
 in an empty cache (XDG_CACHE_HOME); a signal to a program that started
-children (kvmbench.cli.on_signals, interrupted) ends them and says so;
-the one rule for the folders the programs write (kvmbench.cli.check_out);
+children (kvmbench.vmrun.cli.on_signals, interrupted) ends them and says so;
+the one rule for the folders the programs write (kvmbench.vmrun.cli.check_out);
 vm/suite's pool (vm/pool.sh): a line as each job starts and ends, and a
 signal stops every job.
 Run: python3 bench/test_hostsetup.py (--tap: kselftest TAP, one result a test)"""
@@ -21,8 +21,9 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import boot, cli, debian, runner, vm  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.kernels import debian  # noqa: E402
+from kvmbench.vmrun import boot, cli, runner, vm  # noqa: E402
 from testkit import fake_tree  # noqa: E402
 
 # A fake apt-get: update fails at once while lists.lock is held (as
@@ -131,7 +132,7 @@ class Installer(unittest.TestCase):
                                        'sleep', '3'])
             time.sleep(0.3)
             t0 = time.time()
-            runs = [subprocess.Popen([sys.executable, '-m', 'kvmbench.build', 'packages',
+            runs = [subprocess.Popen([sys.executable, '-m', 'kvmbench.kernels.build', 'packages',
                                       '--why', 'for the test', 'fakepkg'], env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                     for _ in range(2)]
@@ -158,7 +159,7 @@ class Installer(unittest.TestCase):
 
 LAND = r'''
 import os, sys, time
-from kvmbench import debian
+from kvmbench.kernels import debian
 def fill(tmp):
     with open(os.path.join(tmp, 'count'), 'a') as f:
         f.write('x')
@@ -220,7 +221,7 @@ class Landed(unittest.TestCase):
 
 SIGNALLED = r'''
 import subprocess, sys, time
-from kvmbench import cli
+from kvmbench.vmrun import cli
 cli.on_signals()
 try:
     p = subprocess.Popen(['sleep', '300'])
@@ -267,7 +268,7 @@ class Signals(unittest.TestCase):
         SIGTERM to it alone: its test ended at once, one line, 143."""
         with tempfile.TemporaryDirectory() as d:
             a, b = fake_tree(os.path.join(d, 'A'), 1000), fake_tree(os.path.join(d, 'B'), 1000)
-            prog = ('import sys; from kvmbench import compare, runner; '
+            prog = ('import sys; from kvmbench.measure import compare; from kvmbench.vmrun import runner; '
                     'runner.host_kvm_why = lambda d: ""; sys.exit(compare.main(sys.argv[1:]))')
             p = subprocess.Popen([sys.executable, '-c', prog, '--builds', '%s,%s' % (a, b),
                                   '--where', 'host', '--arch', runner.host_arch(), '--out',

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Unit tests of vm/kvm-build's patches (kvmbench.kvm_tree, kvmbench.debian):
+"""Unit tests of vm/kvm-build's patches (kvmbench.kbuild.kvm_tree, kvmbench.kernels.debian):
 parsed, applied to copies, refused well.
 Run: python3 bench/test_kvm_build.py (--tap: kselftest TAP, one result a test)"""
 import os
@@ -13,9 +13,14 @@ from unittest import mock
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import bisect, compare, debian, runner  # noqa: E402
-from kvmbench import kvm_bisect, kvm_build, kvm_config, kvm_sides, kvm_tree  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.kernels import debian  # noqa: E402
+from kvmbench.vmrun import runner  # noqa: E402
+from kvmbench.kbuild import kvm_build, kvm_config, kvm_tree  # noqa: E402
+from kvmbench.attribution import bisect  # noqa: E402
+from kvmbench.attribution import kvm_bisect  # noqa: E402
+from kvmbench.measure import compare  # noqa: E402
+from kvmbench.measure import kvm_sides  # noqa: E402
 
 
 PATCH = """From 0 Mon Sep 17 00:00:00 2001

@@ -24,8 +24,10 @@ from unittest import mock
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import lab, lava, lavacompare, lavasuite, track, tracklava  # noqa: E402
-from kvmbench.tap import Tap, tap  # noqa: E402
+from kvmbench.base.tap import Tap, tap  # noqa: E402
+from kvmbench.labs import lab, lava, lavasuite  # noqa: E402
+from kvmbench.tracking import track, tracklava  # noqa: E402
+from kvmbench.measure import lavacompare  # noqa: E402
 
 TOKEN = 'sekrit'
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Unit tests of kvmbench.results and kvmbench.runner: the run filing
+"""Unit tests of kvmbench.verdicts.results and kvmbench.vmrun.runner: the run filing
 and the VM console protocol (results), the guest shell and the host
 backend with fake tests that pass, fail and hang (runner).
 Run: python3 bench/test_results.py (--tap: kselftest TAP, one result a test)"""
@@ -14,8 +14,9 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import results, runner  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.verdicts import results  # noqa: E402
+from kvmbench.vmrun import runner  # noqa: E402
 from testkit import fake_tree  # noqa: E402
 
 

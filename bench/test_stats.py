@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Unit tests of the statistics (bench/kvmbench/stats.py and the
+"""Unit tests of the statistics (bench/kvmbench/verdicts/stats.py and the
 subcommands of bench/stats.py): the summaries, the exact rank-sum
 distribution and interval, the verdict's direction for times, rates and
 counters, a fixed A/A sample and known shifted samples, the refusal
@@ -20,8 +20,9 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kvmbench import render, results, runner, stats, stats_cli  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.verdicts import render, results, stats, stats_cli  # noqa: E402
+from kvmbench.vmrun import runner  # noqa: E402
 
 # Fixed noisy samples (drawn once from a log-normal, sigma 0.3, and
 # written down): emulated timings look like this.

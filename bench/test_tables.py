@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Unit tests of bench/table (kvmbench.tables): each table made from fixed
+"""Unit tests of bench/table (kvmbench.measure.tables): each table made from fixed
 RESULT lines, against the table the shell scripts it replaced printed for
 the same lines (bench/testdata/tables/NAME.raw and NAME.table, recorded in
 the x86_64 VM), or against medians worked out by hand; the option checks;
@@ -17,10 +17,12 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import runner, stats, stats_cli, tables  # noqa: E402
-from kvmbench.tables import common, dirty, nesting, noise, notify, paging, two_kernels  # noqa: E402
-from kvmbench.errors import UsageError  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.errors import UsageError  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.verdicts import stats, stats_cli  # noqa: E402
+from kvmbench.vmrun import runner  # noqa: E402
+from kvmbench.measure import tables  # noqa: E402
+from kvmbench.measure.tables import common, dirty, nesting, noise, notify, paging, two_kernels  # noqa: E402
 
 DATA = os.path.join(BENCH, 'testdata', 'tables')
 

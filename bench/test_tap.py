@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Unit tests of kvmbench.tap, the one TAP writer, and its shell entry
+"""Unit tests of kvmbench.base.tap, the one TAP writer, and its shell entry
 (vm/py.sh).
 Run: python3 bench/test_tap.py (--tap: kselftest TAP, one result a test)"""
 import io
@@ -11,12 +11,13 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import lavasuite, tap as tapmod  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base import tap as tapmod  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.labs import lavasuite  # noqa: E402
 
 
 class Tap(unittest.TestCase):
-    """kvmbench.tap, the one TAP writer, and its shell entry (vm/py.sh)."""
+    """kvmbench.base.tap, the one TAP writer, and its shell entry (vm/py.sh)."""
 
     def test_lines(self):
         self.assertEqual(tapmod.line(3, 0, 'a'), 'ok 3 a')
@@ -60,13 +61,13 @@ class Tap(unittest.TestCase):
     def test_shell(self):
         sh = ('. "$0/vm/py.sh"; tap_result 0 a; tap_result skip b "no x"; tap_line 4 c; '
               'tap_result 1 d "exit 1"; tap_plan; echo "failed=$TAP_FAILED"; '
-              'kvmbench_py tap 1 maybe e')
+              'kvmbench_py base.tap 1 maybe e')
         p = subprocess.run(['bash', '-c', sh, os.path.dirname(BENCH)], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
         self.assertEqual(p.stdout.splitlines(), ['ok 1 a', 'ok 2 b # SKIP no x', 'ok c # SKIP',
                                                  'not ok 3 d # exit 1', '1..3', 'failed=1'])
         self.assertEqual((p.returncode, p.stderr.strip()),
-                         (2, "kvmbench.tap: bad TAP status 'maybe' (ok, skip, fail or an exit "
+                         (2, "kvmbench.base.tap: bad TAP status 'maybe' (ok, skip, fail or an exit "
                           "status)"))
 
     def test_lava_jobs(self):

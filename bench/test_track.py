@@ -20,10 +20,14 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import attribute, changepoint, track, trackdb, trackjudge, trackplan  # noqa: E402
-from kvmbench import runner, stats, trackreport  # noqa: E402
-from kvmbench.errors import UsageError  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.errors import UsageError  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.verdicts import changepoint  # noqa: E402
+from kvmbench.verdicts import stats  # noqa: E402
+from kvmbench.vmrun import runner  # noqa: E402
+from kvmbench.attribution import attribute  # noqa: E402
+from kvmbench.tracking import track, trackdb, trackjudge, trackplan  # noqa: E402
+from kvmbench.tracking import trackreport  # noqa: E402
 import testkit  # noqa: E402
 
 VERSIONS = ['6.1.0-56', '6.1.0-57', '6.12.100+deb12', '6.12.101+deb12', '6.12.107+deb12',
@@ -121,7 +125,7 @@ class Postgres(unittest.TestCase):
     emptied)."""
 
     def setUp(self):
-        # A server a test (kvmbench.tap runs each test alone: no class
+        # A server a test (kvmbench.base.tap runs each test alone: no class
         # fixtures), about a second each.
         psycopg2 = runner.debian_module('psycopg2', 'python3-psycopg2')
         if psycopg2 is None:

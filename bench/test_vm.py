@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Unit tests of what vm/run does before it boots, without a boot:
-its options and checks (kvmbench.vm), the kernels (kvmbench.fetch: versions,
-the cache, kernel images, no download), the initramfs (kvmbench.initramfs:
+its options and checks (kvmbench.vmrun.vm), the kernels (kvmbench.kernels.fetch: versions,
+the cache, kernel images, no download), the initramfs (kvmbench.vmrun.initramfs:
 modules, their order and release, the guest's conf).
 Run: python3 bench/test_vm.py (--tap: kselftest TAP, one result a test)"""
 import os
@@ -14,14 +14,18 @@ import unittest
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
-from kvmbench import build, debian, fetch, initramfs, lavajobs, perf, runner, track, vm  # noqa: E402
-from kvmbench.tables import common as tables_common  # noqa: E402
-from kvmbench.tap import tap  # noqa: E402
+from kvmbench.base.tap import tap  # noqa: E402
+from kvmbench.kernels import build, debian, fetch  # noqa: E402
+from kvmbench.vmrun import initramfs, runner, vm  # noqa: E402
+from kvmbench.labs import lavajobs  # noqa: E402
+from kvmbench.tracking import track  # noqa: E402
+from kvmbench.measure import perf  # noqa: E402
+from kvmbench.measure.tables import common as tables_common  # noqa: E402
 from testkit import Quiet, fake_tree  # noqa: E402
 
 
 class VmRun(unittest.TestCase):
-    """kvmbench.vm: vm/run's options and checks, without a boot."""
+    """kvmbench.vmrun.vm: vm/run's options and checks, without a boot."""
 
     def parse_err(self, *argv):
         with self.assertRaises(vm.Exit) as c:
@@ -194,7 +198,7 @@ class BuiltCommands(unittest.TestCase):
 
 
 class Fetch(unittest.TestCase):
-    """kvmbench.debian and fetch: kernel versions, the cache, kernel images (no download)."""
+    """kvmbench.kernels.debian and fetch: kernel versions, the cache, kernel images (no download)."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -301,7 +305,7 @@ class Fetch(unittest.TestCase):
 
 
 class Initramfs(unittest.TestCase):
-    """kvmbench.initramfs: modules, their order and release, the guest's conf."""
+    """kvmbench.vmrun.initramfs: modules, their order and release, the guest's conf."""
 
     def ko(self, d, name, depends='', release='6.1.0-10-amd64', xz=False):
         import lzma

@@ -72,7 +72,7 @@ class Postgres:
     SkipTest (the reason said) if it cannot be had."""
 
     def __init__(self):
-        from kvmbench import build
+        from kvmbench.kernels import build
         bins = sorted(glob.glob('/usr/lib/postgresql/*/bin/pg_ctl'))
         if not bins and os.geteuid() == 0:
             try:

@@ -47,7 +47,7 @@ esac
 # new, empty or ours (under build/, or marked as ours), emptied: nothing
 # of the user's removed
 [[ $(realpath -m "$LOGS") != "$REPO"/build/* ]] || rm -rf "$LOGS"
-kvmbench_py cli fresh-out --logs "$LOGS" bench/verdict_tests.sh || exit 2
+kvmbench_py vmrun.cli fresh-out --logs "$LOGS" bench/verdict_tests.sh || exit 2
 DELAY=200 VM_DELAY=5000
 
 ok() { tap_result ok "$*"; }
@@ -173,7 +173,7 @@ unit_tests
 # that reaches it), imports unused.
 pyflakes_clean() {
 	command -v pyflakes3 >/dev/null || ensure_packages pyflakes3 >&2 || return 1
-	pyflakes3 "$REPO"/bench/*.py "$REPO"/bench/kvmbench/*.py "$REPO"/bench/kvmbench/*/*.py >"$LOGS/pyflakes.log" 2>&1 ||
+	pyflakes3 "$REPO"/bench/*.py "$REPO"/bench/kvmbench >"$LOGS/pyflakes.log" 2>&1 ||
 		{ sed 's/^/# /' "$LOGS/pyflakes.log"; return 1; }
 }
 check "pyflakes: bench/*.py and bench/kvmbench/*.py clean" pyflakes_clean

@@ -1,13 +1,13 @@
 # shellcheck shell=bash
 # The suite's build and its Debian packages, for shell callers: thin
-# wrappers of bench/kvmbench/build.py (python3 -m kvmbench.build), where
+# wrappers of bench/kvmbench/kernels/build.py (python3 -m kvmbench.kernels.build), where
 # the package lists, the make command and the arch names live.
 
 # shellcheck source=vm/py.sh
 . "$(dirname "${BASH_SOURCE[0]}")/py.sh"
 
-# kvmbench_build ARGS...: python3 -m kvmbench.build ARGS.
-kvmbench_build() { kvmbench_py build "$@"; }
+# kvmbench_build ARGS...: python3 -m kvmbench.kernels.build ARGS.
+kvmbench_build() { kvmbench_py kernels.build "$@"; }
 
 # ensure_build_deps ARCH|clang...: install what building the suite for
 # each ARCH (x86_64, arm64; "clang": clang and its runtimes) needs; as

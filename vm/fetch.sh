@@ -1,17 +1,17 @@
 # shellcheck shell=bash
 # The Debian package cache and the kernels vm/run boots, for shell callers
-# (vm/kvm-build's bench/kvmbench/debian.py, bench/verdict_tests.sh): thin
-# wrappers of bench/kvmbench/fetch.py.  Expects info() (the messages'
+# (vm/kvm-build's bench/kvmbench/kernels/debian.py, bench/verdict_tests.sh): thin
+# wrappers of bench/kvmbench/kernels/fetch.py.  Expects info() (the messages'
 # prefix) and kvmbench_py() (vm/py.sh, sourced by vm/build-deps.sh).
 
-# The package cache and the kernels are kvmbench.debian's (Python, through
-# kvmbench.fetch's command line); these wrappers keep the shell's names.
+# The package cache and the kernels are kvmbench.kernels.debian's (Python, through
+# kvmbench.kernels.fetch's command line); these wrappers keep the shell's names.
 # Its messages take the prefix info() prints (vm/run:, vm/kvm-build:); a
 # failure exits as die/die_env would (2, 6) from the caller's subshell.
 fetch_py() {
 	local prog=vm/run
 	! declare -F info >/dev/null || prog=$(info '' 2>&1)
-	kvmbench_py fetch --prog "${prog%: }" "$@"
+	kvmbench_py kernels.fetch --prog "${prog%: }" "$@"
 }
 
 # ensure_dpkg_arch DEB_ARCH: apt configured to download DEB_ARCH packages.

@@ -42,7 +42,7 @@ esac
 # new, empty or ours (under build/, or marked as ours), emptied: nothing
 # of the user's removed
 [[ $(realpath -m "$LOGS") != "$REPO"/build/* ]] || rm -rf "$LOGS"
-kvmbench_py cli fresh-out --logs "$LOGS" vm/kvm_checks.sh || exit 2
+kvmbench_py vmrun.cli fresh-out --logs "$LOGS" vm/kvm_checks.sh || exit 2
 K=6.12 PATCHES=$REPO/bench/testdata/kvm-patches OUT=$REPO/build/kvm
 BAD=$(ls "$PATCHES"/0003-*.patch)
 BAD_SUBJECT='KVM: x86/mmu: Flush remote TLBs after each TDP MMU fault'
@@ -135,7 +135,7 @@ else
 	not_ok "bisect-run --series: not 'BISECT first bad: $BAD_SUBJECT'"
 fi
 # bench/attribute: B is A's files as links, the patched ones private copies.
-SRC=$(PYTHONPATH=$REPO/bench python3 -c 'from kvmbench import debian
+SRC=$(PYTHONPATH=$REPO/bench python3 -c 'from kvmbench.kernels import debian
 print(debian.debian_source(debian.Kernel("'"$K"'", "x86_64")))')
 link_tree() {	# link_tree DIR: a tree of links to SRC's files in DIR
 	rm -rf "$1" && cp -as "$SRC" "$1"

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Shell scripts' way into bench/kvmbench (Python): kvmbench_py runs one of
-# its modules; tap_result prints kselftest TAP through kvmbench.tap.
+# its modules; tap_result prints kselftest TAP through kvmbench.base.tap.
 
 # kvmbench_py MODULE ARGS...: python3 -m kvmbench.MODULE ARGS with bench/
 # on PYTHONPATH (python3 installed first where it is missing).
@@ -12,7 +12,7 @@ kvmbench_py() {
 }
 
 # bootstrap_python3: install python3 with apt-get (as root; otherwise
-# print the command and fail), as kvmbench.build.install does the rest
+# print the command and fail), as kvmbench.kernels.build.install does the rest
 # (it needs python3): apt's output in the cache's logs/apt.log, apt's
 # locks waited for (apt-get update retried while another holds the
 # lists lock), --no-upgrade.
@@ -40,7 +40,7 @@ TAP_NUM=0 TAP_FAILED=0
 tap_result() {
 	TAP_NUM=$((TAP_NUM + 1))
 	# shellcheck disable=SC2034 # read by the scripts that source this
-	kvmbench_py tap "$TAP_NUM" "$@" || TAP_FAILED=1
+	kvmbench_py base.tap "$TAP_NUM" "$@" || TAP_FAILED=1
 }
 
 # tap_plan: the plan line of the results printed so far.
@@ -48,4 +48,4 @@ tap_plan() { echo "1..$TAP_NUM"; }
 
 # tap_line STATUS NAME [WHY]: one unnumbered result line (vm/suite's
 # summaries); false if STATUS is a failure.
-tap_line() { kvmbench_py tap - "$@"; }
+tap_line() { kvmbench_py base.tap - "$@"; }

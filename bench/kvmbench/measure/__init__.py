@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""kvmbench.measure: bench/compare, bench/perf and bench/table."""

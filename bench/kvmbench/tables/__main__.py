@@ -1,7 +1,0 @@
-# SPDX-License-Identifier: GPL-2.0-only
-"""python3 -m kvmbench.tables: bench/table."""
-import sys
-
-from . import main
-
-sys.exit(main(sys.argv[1:]))
