@@ -146,6 +146,38 @@ class Planted(unittest.TestCase):
         self.edit('docs/design.md', '`latency_hist`, ', '`latency_hist`, `planted`, ')
         self.assert_found('layers', 'planted', 'no file')
 
+    def test_python_import_up_the_layers(self):
+        """kernels may import only kernels and base: debian importing
+        checks' docs_check_code (inside a function too) is refused."""
+        self.append('bench/kvmbench/kernels/debian.py', '\n\ndef planted():\n'
+                    '    from kvmbench.checks import docs_check_code\n    return docs_check_code\n')
+        self.assert_found('python', 'bench/kvmbench/kernels/debian.py:', '(kernels) imports '
+                          'kvmbench.checks.docs_check_code (checks)', 'may import only base, kernels')
+
+    def test_python_import_circle(self):
+        """Two modules of one package that import each other: a circle,
+        though the package may import itself."""
+        self.append('bench/kvmbench/base/errors.py', '\nfrom . import tap  # noqa: E402,F401\n')
+        self.assertEqual(self.problems('python'), [])
+        self.edit('bench/kvmbench/base/tap.py', '\nimport ', '\nfrom kvmbench.base import errors\nimport ')
+        self.assert_found('python', 'a circle', 'kvmbench.base.errors -> kvmbench.base.tap -> '
+                          'kvmbench.base.errors')
+
+    def test_python_packages_may_import_each_other(self):
+        """The "may import" column is a layer order: base allowed to
+        import vmrun, which may import base, is refused."""
+        self.edit('docs/design.md', '| `errors` (a one-line message and an exit status), '
+                  '`tap` (the one TAP writer) | base |', '| `errors`, `tap` | base, vmrun |')
+        self.assert_found('python', 'may import each other', 'base -> vmrun -> ')
+
+    def test_python_module_outside_the_table(self):
+        self.write('bench/kvmbench/planted.py', '"""flat"""\n')
+        self.write('bench/kvmbench/vmrun/planted.py', '"""no row"""\n')
+        self.edit('docs/design.md', '`tap` (the one TAP writer)', '`tap`, `gone`')
+        self.assert_all_found('python', 'bench/kvmbench/planted.py', 'in no package',
+                              'bench/kvmbench/vmrun/planted.py', "not in vmrun's row",
+                              "base's row names gone", 'no module')
+
     def test_lib_file_of_one_test(self):
         self.write('lib/planted.c', '#include "test_util.h"\n\nint planted_helper(void)\n'
                    '{\n\treturn 1;\n}\n')

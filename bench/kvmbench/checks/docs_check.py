@@ -8,6 +8,10 @@
   layers   lib/ and include/ follow the layer table of docs/design.md:
            every file in one layer, each #include going where the table's
            "may include" column lets it
+  python   bench/kvmbench follows the package table of docs/design.md:
+           every module in a package and in its row, each import going
+           where the row's "may import" column lets it (the column a
+           layer order), no modules importing each other in a circle
   lib      every lib/*.c is used by at least two tests, directly or
            through other library files, or is on design.md's list of
            what one test uses (a list kept exact)
@@ -33,7 +37,8 @@ is not checked; code blocks are not checked.  Names: `foo()` and
 `__foo()` are placeholders, `_suffix()` continues the name before it,
 and a name after the word "upstream" on its line is upstream's.
 
-The checks of the C code (layers, lib, arch) are in docs_check_code.py.
+The checks of the C code (layers, lib, arch) are in docs_check_code.py,
+the check of the Python layout (python) in py_layers.py.
 
 Run: python3 bench/kvmbench/checks/docs_check.py [--root DIR] [--only CHECK,...]
 Exit 0 when every check holds, 1 with one line a problem, 2 on bad usage.
@@ -52,8 +57,9 @@ if not __package__:  # run as a file: python3 bench/kvmbench/checks/docs_check.p
 from kvmbench.kernels import debian  # noqa: E402
 from .docs_check_code import (  # noqa: E402
     ARCH_DIRS, DESIGN, IDENT, check_arch, check_layers, check_lib, read)
+from .py_layers import check_python  # noqa: E402
 
-CHECKS = ('tests', 'paths', 'layers', 'lib', 'arch', 'shell', 'names', 'options', 'machine')
+CHECKS = ('tests', 'paths', 'layers', 'python', 'lib', 'arch', 'shell', 'names', 'options', 'machine')
 PAGE = 60
 MACHINE_PATH = re.compile(r'(?<![\w.])(/(?:work|root)/|/home/\w)')
 
@@ -372,7 +378,7 @@ def check_machine(root):
 
 def run(root, only=CHECKS):
     """{check: [problem, ...]}"""
-    funcs = {'tests': check_tests, 'paths': check_paths, 'layers': check_layers,
+    funcs = {'tests': check_tests, 'paths': check_paths, 'layers': check_layers, 'python': check_python,
              'lib': check_lib, 'arch': check_arch, 'shell': check_shell, 'names': check_names, 'options': check_options, 'machine': check_machine}
     out = {}
     for c in only:

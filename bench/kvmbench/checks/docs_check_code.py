@@ -102,14 +102,15 @@ def header_aliases(src):
 
 # ---- the layers of design.md -------------------------------------------
 
-def layer_table(root):
-    """[(layer, names, may_include)] from design.md's table after the
-    layers marker; names are file stems (kvm_util: lib/kvm_util.c and
-    include/kvm_util.h) or directories (lib/<arch>/)."""
+def layer_table(root, mark=LAYERS_MARK):
+    """[(layer, names, may_include)] from design.md's table after @mark
+    (the C layers' by default: names are file stems, kvm_util for
+    lib/kvm_util.c and include/kvm_util.h, or directories, lib/<arch>/;
+    py_layers reads the Python packages' table the same way)."""
     text = read(os.path.join(root, DESIGN))
-    at = text.find(LAYERS_MARK)
+    at = text.find(mark)
     if at < 0:
-        raise RuntimeError('%s: no layer table (%s ... -->)' % (DESIGN, LAYERS_MARK))
+        raise RuntimeError('%s: no layer table (%s ... -->)' % (DESIGN, mark))
     table = []
     for line in text[at:].splitlines()[1:]:
         if not line.startswith('|'):
@@ -117,9 +118,9 @@ def layer_table(root):
                 break
             continue
         cells = [c.strip() for c in line.strip().strip('|').split('|')]
-        if len(cells) != 3 or cells[0] in ('layer', '') or cells[0].startswith('-'):
+        if len(cells) != 3 or cells[0] in ('layer', 'package', '') or cells[0].startswith('-'):
             continue
-        names = re.findall(r'`([^`]+)`', cells[1])
+        names = re.findall(r'`([^`]+)`', re.sub(r'\([^()]*\)', '', cells[1]))  # (what it is)
         may = [w.strip() for w in cells[2].split(',') if w.strip()]
         table.append((cells[0], names, may))
     return table
