@@ -1,2 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""kvmbench.vmrun: vm/run (options, initramfs, boot), where runs happen, the programs' shared command line."""
+"""kvmbench.vmrun: vm/run and the runs.  vm: vm/run's command line,
+checks and set-up (python3 -m kvmbench.vmrun.vm is what vm/run execs);
+boot: its boot (the emulators' table of operations, the console filter,
+timeouts, the exit status, no emulator left behind); initramfs: what
+the guest gets (busybox, the tests, KVM's modules); runner: where runs
+happen, this host's /dev/kvm or a VM boot (guest.sh, beside it, is the
+guest's shell); cli: the parser, option checks, output folders and
+signal handling the programs share.  It may import kernels and base.
+"""
