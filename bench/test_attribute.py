@@ -64,8 +64,8 @@ C_A = ''.join('line %d\n' % i for i in range(40))
 
 
 def c_source(changed):
-    lines = ['static int first_fn(int x)\n', '{\n'] + ['\tx++;\n'] * 12 + ['}\n', '\n',
-             'int second_fn(void)\n', '{\n'] + ['\treturn 0;\n'] * 12 + ['}\n']
+    lines = (['static int first_fn(int x)\n', '{\n'] + ['\tx++;\n'] * 12 + ['}\n', '\n'] +
+             ['int second_fn(void)\n', '{\n'] + ['\treturn 0;\n'] * 12 + ['}\n'])
     for i in changed:
         lines[i] = '\tchanged();\n'
     return ''.join(lines).encode()

@@ -45,8 +45,11 @@ class CompareOptions(unittest.TestCase):
                 (['--kernels', '6.1', '--', 'guest_print_test'], "--kernels takes two values, A,B: '6.1'"),
                 (['--kernels', '6.1,6.12', '--builds', 'a,b'],
                  'give one of --kernels, --builds, --options, --patch, --kvm-src'),
-                (['--options', 'a'], "--options takes 2 values ('A' 'B'), then the next option: got 'a' (an empty one is '')"),
-                (['--options', '-d 200', '--runs', '6', '--', 'guest_print_test'], "--options takes 2 values ('A' 'B'), then the next option: got '-d 200' before --runs (an empty one is '')"),
+                (['--options', 'a'],
+                 "--options takes 2 values ('A' 'B'), then the next option: got 'a' (an empty one is '')"),
+                (['--options', '-d 200', '--runs', '6', '--', 'guest_print_test'],
+                 "--options takes 2 values ('A' 'B'), then the next option: got '-d 200' before --runs "
+                 "(an empty one is '')"),
                 (['--options', 'a', 'b'], 'no test command after --'),
                 (['--options', 'a', 'b', '--', 'T!'], "bad test name 'T!'"),
                 (['--bogus'], "unknown option '--bogus' (-h for help)"),

@@ -66,7 +66,7 @@ class Versions(unittest.TestCase):
         if not shutil.which('dpkg'):
             self.skipTest('no dpkg on this host')
         mixed = ORDERED[::2] + ORDERED[1::2] + [n.removeprefix('linux-image-') for n in NAMES
-                                                 if n[12:13].isdigit()]
+                                                if n[12:13].isdigit()]
         by_dpkg = sorted(mixed, key=functools.cmp_to_key(dpkg_cmp))
         self.assertEqual(sorted(mixed, key=debian.version_key), by_dpkg)
 

@@ -276,6 +276,7 @@ class Signals(unittest.TestCase):
                                   '-hang'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  text=True, env=dict(os.environ, PYTHONPATH=BENCH),
                                  start_new_session=True)
+
             def tests():    # the fake tests running (in a tree's kvm/)
                 return [q for q in os.listdir('/proc') if q.isdigit() and
                         (cwd_of(q) or '').startswith((a, b)) and running(int(q), 0)]

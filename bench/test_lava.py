@@ -283,6 +283,7 @@ class Suite(unittest.TestCase):
                  dict(case('access', 'fail'), suite_name='0_kvm-selftests'),
                  dict(case('rate', 'pass', '12.5'), suite_name='0_kvm-selftests'),
                  dict(case('job', 'pass'), suite_name='lava')]
+
         def run(jid, label, health, reason, tests, start):
             out = io.StringIO()
             w = Tap(out, start)

@@ -482,7 +482,7 @@ def simulate():
     for name, noise in NOISES:
         for n in (N_MIN, 10, 20):
             print('| %s | %d | %.1f%% | %.1f%% |' % (name, n, aa_rate(noise, n, SIM_TRIALS, n) * 100,
-                                                 exact_aa_rate(n) * 100))
+                                                     exact_aa_rate(n) * 100))
     print('\neach figure shifted by its own factor in [0.7, 1.5], 1000 comparisons: '
           'every interval holds its factor')
     print('| noise | runs a side | family coverage |\n| --- | --- | --- |')
@@ -719,6 +719,7 @@ class Profiles(unittest.TestCase):
             found += 'svm_vcpu_run [kvm_amd]' in [
                 r['function'] for r in stats.profile_moved(rows[:-1], level)]
         self.assertGreaterEqual(found, 90)
+
 
 if __name__ == '__main__':
     if sys.argv[1:] == ['--tap']:

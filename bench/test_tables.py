@@ -173,7 +173,9 @@ RESULT host_only=1 pairs=1 wait=pool total_rate=7.5
 
 
 class Nested(unittest.TestCase):
-    TEXT = '''RUN dirty_log plain RESULT populate_ns=2000000 dirty_ns_avg=1000000 get_ns_avg=1000 clear_ns_avg=2000 exits=5 RESULT_STATS exits=10 pf_taken=4
+    TEXT = '''RUN dirty_log plain RESULT populate_ns=2000000 dirty_ns_avg=1000000 \
+get_ns_avg=1000 clear_ns_avg=2000 exits=5 \
+RESULT_STATS exits=10 pf_taken=4
 RUN dirty_log -n RESULT populate_ns=6000000 dirty_ns_avg=3000000 get_ns_avg=1000 clear_ns_avg=2000 RESULT_STATS exits=30
 RUN kvm_alone plain RESULT rate=100 RESULT_STATS exits=1
 RUN kvm_alone -n RESULT rate=50 RESULT_STATS exits=2

@@ -117,7 +117,6 @@ class DB(unittest.TestCase):
         self.assertFalse(os.path.exists(self.path))
 
 
-
 class Postgres(unittest.TestCase):
     """The track database on a real PostgreSQL server: a throwaway one
     (testkit.Postgres: Debian's postgresql, a cluster in a temporary

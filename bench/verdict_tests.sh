@@ -7,7 +7,8 @@
 #
 #  - the unit tests of bench/kvmbench (bench/test_*.py: the statistics
 #    in test_stats.py, the rest in the others), one result each;
-#  - pyflakes finds nothing in the Python;
+#  - pyflakes finds nothing in the Python, nor flake8 (the house style,
+#    setup.cfg);
 #  - bad command lines: one line, their status, before any boot (the
 #    table bench/testdata/bad-input.tsv, run by bench/test_bad_input.py);
 #  - on this host's /dev/kvm, if it runs our guests (probed; else SKIP):
@@ -176,7 +177,14 @@ pyflakes_clean() {
 	pyflakes3 "$REPO"/bench/*.py "$REPO"/bench/kvmbench >"$LOGS/pyflakes.log" 2>&1 ||
 		{ sed 's/^/# /' "$LOGS/pyflakes.log"; return 1; }
 }
-check "pyflakes: bench/*.py and bench/kvmbench/*.py clean" pyflakes_clean
+check "pyflakes: bench/*.py and bench/kvmbench clean" pyflakes_clean
+# flake8: the house style (setup.cfg: pycodestyle's rules, lines up to 120).
+flake8_clean() {
+	command -v flake8 >/dev/null || ensure_packages flake8 >&2 || return 1
+	(cd "$REPO" && flake8 bench) >"$LOGS/flake8.log" 2>&1 ||
+		{ sed 's/^/# /' "$LOGS/flake8.log"; return 1; }
+}
+check "flake8: bench/ in the house style (setup.cfg)" flake8_clean
 
 DIR=$REPO/build/x86_64
 mkdir -p "$REPO/build"

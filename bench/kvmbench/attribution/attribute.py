@@ -239,7 +239,7 @@ def write_series(att, out):
     a, b = att['trees']
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, '0001-KVM-Debian-%s-to-%s.patch' % (att['from_version'],
-                                                                  att['to_version']))
+                                                                 att['to_version']))
     with open(path, 'w') as f:
         f.write('From: bench/track\nSubject: [PATCH] KVM: Debian %s to %s\n\n'
                 'The KVM sources of linux-source %s against %s.\n---\n' % (

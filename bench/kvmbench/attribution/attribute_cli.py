@@ -871,7 +871,7 @@ def report(at, argv):
     for f, n in named:
         h = at.diffs[f].hunks[n - 1]
         lines.append('  ATTRIBUTED file=%s hunk=%d function=%s  %s' % (f, n, h['function'],
-                                                                     h['header']))
+                                                                       h['header']))
     if getattr(at, 'patch', None):
         with open(at.patch, encoding='latin-1') as fh:
             lines += [''] + ['  ' + ln for ln in fh.read().split('---\n', 1)[-1].splitlines()]

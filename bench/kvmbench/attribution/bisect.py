@@ -218,7 +218,7 @@ def check(c):
     if c.packages and len(c.pkgs) < 2:
         raise Usage('--packages needs at least two kernels: first good, last bad')
     check_kernels(c.pkgs + [k for k in (c.debian, c.baseline if c.base_kind == 'kernel'
-                                         else '') if k], c.arch)
+                                        else '') if k], c.arch)
     if c.base_kind == 'json' and c.baseline:
         check_baseline(c.baseline, c.figure)
     why = runs_refusal(*judged_runs(c))

@@ -372,14 +372,15 @@ def check_machine(root):
             if m:
                 problems.append('%s:%d: a machine\'s path (%s...): name a path of the '
                                 'repo, ~/ or a placeholder' % (os.path.relpath(page, root), n,
-                                                                m.group(1)))
+                                                               m.group(1)))
     return problems
 
 
 def run(root, only=CHECKS):
     """{check: [problem, ...]}"""
     funcs = {'tests': check_tests, 'paths': check_paths, 'layers': check_layers, 'python': check_python,
-             'lib': check_lib, 'arch': check_arch, 'shell': check_shell, 'names': check_names, 'options': check_options, 'machine': check_machine}
+             'lib': check_lib, 'arch': check_arch, 'shell': check_shell, 'names': check_names,
+             'options': check_options, 'machine': check_machine}
     out = {}
     for c in only:
         try:

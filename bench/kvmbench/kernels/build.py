@@ -161,7 +161,7 @@ def install(pkgs, why='', say=None, still=missing):
             say('also upgrading, as %s need%s newer: %s' % (
                 ' '.join(pkgs), 's' if len(pkgs) == 1 else '', ' '.join(up)))
         if debian.apt_get(['install', '-y', '-q', '--no-install-recommends', '--no-upgrade'] + pkgs,
-                   log=log):
+                          log=log):
             sys.stderr.write(debian.log_tail(log))
             raise DepsError('apt-get install %s failed (log: %s)' % (' '.join(pkgs), log))
         say('installed %s in %.0f s' % (' '.join(pkgs), time.time() - t0))

@@ -143,7 +143,7 @@ def cache_lock(name):
     """The lock (locked) of cache entry @name: .locks/NAME.lock in
     the cache, waited for."""
     return locked(os.path.join(cache_dir(), '.locks', name.replace('/', '_') + '.lock'),
-                        say, name)
+                  say, name)
 
 
 def landed(dest, fill, stamp=None):
@@ -420,6 +420,7 @@ def debian_source(kernel):
         if not os.path.isfile(tarball):
             raise SetupError(f"no usr/src/{pkg}.tar.xz in {pkg} {pkgver} "
                              f"(remove {deb_dir} to re-download)")
+
     def fill(tmp):
         print(f"vm/kvm-build: unpacking {tarball} into {dest} (once)", file=sys.stderr,
               flush=True)

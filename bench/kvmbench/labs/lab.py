@@ -280,7 +280,7 @@ def status(_args):
 
 def main(argv=None):
     ap = Parser(prog='lava/lab', formatter_class=argparse.HelpFormatter, description='A local LAVA lab on 127.0.0.1: '
-                                 'start (installs what it needs), stop, status.')
+                'start (installs what it needs), stop, status.')
     sub = ap.add_subparsers(dest='cmd', required=True)
     s = sub.add_parser('start', help='start the lab; prints the token and, last, the URL')
     s.add_argument('--port', type=int, default=0, help='server port (default 18080; '

@@ -84,7 +84,7 @@ def main(argv=None):
                                       minutes=a.timeout)
                 jid = api.submit(y)
                 lavajobs.say(PROG, 'job %d: %s, %s (%s)' % (jid, label, ' and '.join(steps),
-                                                           api.url + 'scheduler/job/%d' % jid))
+                                                            api.url + 'scheduler/job/%d' % jid))
                 jobs.append((jid, label))
                 names[jid] = label
                 defs[jid] = y

@@ -468,7 +468,8 @@ class Compare:
                 os.rmdir(self.out)
             raise
         info('A: %s, B: %s; %s %s; %d runs each%s, %s' % (
-            describe(c, c.spec_a), describe(c, c.spec_b), c.test, ' '.join(c.args), c.runs, ' and more until +-%g%%' % c.until if c.until else '',
+            describe(c, c.spec_a), describe(c, c.spec_b), c.test, ' '.join(c.args), c.runs,
+            ' and more until +-%g%%' % c.until if c.until else '',
             "on this host's /dev/kvm" if self.on_host else 'in the %s VM' % c.arch))
         looks = look_schedule(c.runs, c.max_runs) if c.until else [c.runs]
         self.results = Results(self.out, PROG, start)

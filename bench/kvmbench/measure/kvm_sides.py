@@ -117,4 +117,3 @@ def cover_table(c, argv, compare_json, runs_text):
     print(tx, end='')
     if c.table:
         cover.write(c.table, md, tx)
-

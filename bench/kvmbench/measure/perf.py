@@ -85,7 +85,7 @@ def perf_commands(c):
     return ['./demand_paging_test -b %s -v %s' % (c.size, c.vcpus),
             './demand_paging_test -u MISSING -b %s -v %s -r %s' % (c.size, c.vcpus, c.readers),
             './demand_paging_test -u MISSING -b %s -v %s -r %s -H' % (c.size, c.vcpus,
-                                                                     c.readers),
+                                                                      c.readers),
             './dirty_log_perf_test -b %s -v %s -i %s' % (c.size, c.vcpus, c.iterations)]
 
 

@@ -123,7 +123,8 @@ def parser():
                    help='kill a run after S seconds (default 600)')
     p.add_argument('--attribute', metavar='FROM..TO',
                    help='measure nothing: the KVM and mm entries of Debian\'s changelogs '
-                   'between two Debian versions (all-SERIES: its oldest and newest), the files under arch/*/kvm, virt/kvm and '
+                   'between two Debian versions (all-SERIES: its oldest and newest), '
+                   'the files under arch/*/kvm, virt/kvm and '
                    'mm/ that differ between their linux-source packages, and the bisect '
                    'command')
     p.add_argument('--dry-run', action='store_true',

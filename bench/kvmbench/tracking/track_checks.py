@@ -59,7 +59,7 @@ class Checks:
             return self.w.result('ok', name)
         self.w.comment('\n'.join(out.splitlines()[-25:]))
         return self.w.result('fail', name, 'exit %s, wanted %d and /%s/' % (self.rc, status,
-                                                                               pattern))
+                                                                            pattern))
 
 
 def left_running(path):

@@ -90,7 +90,7 @@ class DB:
             if not row or row[0][0] != SCHEMA:
                 raise UsageError("database %s is not a track database of this version "
                                  "(schema %s, want %s)" % (self.spec, row[0][0] if row else
-                                                          'none', SCHEMA))
+                                                           'none', SCHEMA))
         elif not write and not empty_ok:
             raise UsageError('database %s holds no track (no runs stored)' % self.spec)
         if write:

@@ -324,7 +324,7 @@ def text(judged, changelog=True, report=None):
                 worst = max(r['rules_out'] for r in same)
                 lines.append('  %s %s %s: %d of %d pairs, each rules out a change larger '
                              'than %.1f%% or less' % (s['arch'], s['command'], f['figure'],
-                                                       len(same), len(s['kernels']) - 1, worst))
+                                                      len(same), len(s['kernels']) - 1, worst))
     if not any(r['verdict'] == 'same' for s in judged['streams'] for f in s['figures']
                for r in f['neighbours']):
         lines.append('  none')

@@ -273,7 +273,7 @@ def write(judged, out):
         tag, fn = img(*figs[(c['arch'], c['command'], c['figure'])])
         h += change_block(judged, cs, tag)
         md += ['### ' + step_name(c), ''] + ['- %s (%s)' % (trackjudge.words(x['r']), x['kind'])
-                                            for x in cs] + ['']
+                                             for x in cs] + ['']
         if tag:
             md += ['![%s](%s)' % (step_name(c), fn), '']
         lines = trackjudge.likely_lines(judged, c, '')
@@ -298,7 +298,7 @@ def write(judged, out):
         md += ['## Boots', '', fx[0], ''] + ['- ' + ln.strip() for ln in fx[1:]] + ['']
     if judged['unjudged']:
         h.append('<h2>Not judged</h2><ul>' + ''.join('<li>%s</li>' % html.escape(u)
-                                                      for u in judged['unjudged']) + '</ul>')
+                                                     for u in judged['unjudged']) + '</ul>')
         md += ['## Not judged', ''] + ['- ' + u for u in judged['unjudged']] + ['']
     h.append('<h2>Figures</h2>')
     md += ['## Figures', '']

@@ -65,7 +65,7 @@ def print_profile(rows, level, judged, n_a, n_b, family_level, phase=None, out=N
     shown = rows[:-1][:PROFILE_TOP] + rows[-1:]     # the last: all samples, in ms
     w = max(len(r['function']) for r in shown)
     print('  %-*s %8s %8s %9s %9s  %-20s %s' % (w, 'function', 'A %', 'B %', 'A ms', 'B ms',
-                                               'B-A [lo, hi]', 'verdict'), file=out)
+                                                'B-A [lo, hi]', 'verdict'), file=out)
     for r in shown:
         iv = '[%.2f, %.2f]' % (r['lo'], r['hi']) if level else ''
         print('  %-*s %8.2f %8.2f %9.2f %9.2f  %-20s %s' %
@@ -103,9 +103,9 @@ def verdict_text(r):
             r['rules_out'], r.get('family', FAMILY_LEVEL) * 100)
     if math.isinf(r['pct']):
         return "B %s: A's median is 0, B's %s (no ratio)" % (r['verdict'],
-                                                              fmt(r['b']['median']))
+                                                             fmt(r['b']['median']))
     return 'B %s by %.1f%% [%.1f, %.1f]' % (r['verdict'], r['pct'], r['pct_lo'],
-                                          r['pct_hi'])
+                                            r['pct_hi'])
 
 
 def print_table(results, out=None):
@@ -148,7 +148,6 @@ def fmt_exact(v):
 
 
 # ---- the plot ------------------------------------------------------------
-
 
 
 def default_plot(results):
@@ -201,5 +200,3 @@ def write_plot(results, figures, a_figs, b_figs, prefix, title):
     fig.savefig(path, format='png')
     plt.close(fig)
     return path
-
-

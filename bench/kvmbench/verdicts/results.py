@@ -103,8 +103,8 @@ def side_hosts(paths):
         with open(p) as f:
             o = json.load(f)
         key = 'kernel %s (%s, KVM: %s)' % (o.get('kernel', {}).get('release', '?'),
-                                          o.get('arch', '?'),
-                                          ','.join(sorted(o.get('kvm', {}).get('modules', []))))
+                                           o.get('arch', '?'),
+                                           ','.join(sorted(o.get('kvm', {}).get('modules', []))))
         seen[key] = seen.get(key, 0) + 1
     return '; '.join('%s x%d' % kv for kv in seen.items())
 
@@ -158,8 +158,6 @@ def baseline_values(path, figure):
     """The baseline samples of @figure and its unit (None, None if the
     baseline has no such figure): baseline_samples()."""
     return baseline_samples(path).get(figure, (None, None))
-
-
 
 
 def rc_text(rc):

@@ -361,8 +361,6 @@ def runs_to_decide(logs, change, alpha, power=0.8):
     return max(math.ceil(n), min_runs(alpha)), sd
 
 
-
-
 def target(value, base, least):
     """(value / base, 'met' or 'MISSED'): is @value at least @least times
     @base?  A target on medians, such as bench/table demand_paging's

@@ -203,7 +203,8 @@ def cv_pct(words):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog='bench/stats.py', description='every statistic of the bench scripts, in one place')
+    ap = argparse.ArgumentParser(prog='bench/stats.py',
+                                 description='every statistic of the bench scripts, in one place')
     sub = ap.add_subparsers(dest='cmd', required=True)
     c = sub.add_parser('compare', help='table and VERDICT lines for A against B')
     c.add_argument('a', help='directory of A runs (JSON files)')

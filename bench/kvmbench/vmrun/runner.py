@@ -39,10 +39,12 @@ check_cpu = _vm.check_cpu
 
 Run = collections.namedtuple('Run', 'side idx warm args')
 
+
 def shquote(args):
     """Each of @args single-quoted for a POSIX shell (initramfs.shquote),
     space-separated."""
     return ' '.join(map(_initramfs.shquote, args))
+
 
 def ensure(arch, *packages):
     """The build's dependencies for @arch and @packages installed (Debian);
@@ -54,6 +56,7 @@ def ensure(arch, *packages):
         print(e, file=sys.stderr)
         return False
     return True
+
 
 DEBIAN_PY = '/usr/lib/python3/dist-packages'
 
@@ -84,6 +87,7 @@ def build(src, arch, out, log=None):
     the log's tail on failure."""
     return _build.build_suite(src, arch, out, log)
 
+
 def host_kvm_why(test_dir):
     """'' when this host's /dev/kvm runs our guests (a probe with
     guest_print_test in @test_dir), else why not."""
@@ -92,6 +96,7 @@ def host_kvm_why(test_dir):
     p = subprocess.run(['bash', '-c', script, REPO, test_dir], stdout=subprocess.PIPE,
                        text=True)
     return '' if p.returncode == 0 else (p.stdout or 'probe failed')
+
 
 def options_why(test_dir, test, args):
     """'' if the test in @test_dir takes @args, else its usage error (its
@@ -199,6 +204,7 @@ def guest_script(test, timeout, profile, runs, dirs):
                     (test, timeout, '1' if profile else ''),
                     *(bench_run_line(r.side, r.idx, r.warm, dirs[r.side], r.args) for r in runs))
 
+
 def task_stacks(pid):
     """HANG lines for each thread of @pid: its name, state, wait channel
     and kernel stack."""
@@ -221,6 +227,7 @@ def task_stacks(pid):
                                                     ' '.join(state), read(t + '/wchan')))
         out += ['HANG   ' + s for s in read(t + '/stack').splitlines()[:8]]
     return out
+
 
 class Host:
     """Runs on this host: dirs[side] holds each side's test binaries."""
@@ -274,6 +281,7 @@ class Host:
                 text = f.read()
         results.record(r.side, r.idx, r.warm, rc, output, text)
 
+
 class VM:
     """Runs in a VM booted by vm/run @vmrun (its arguments but the kernel),
     environment @env: dirs[side] is where each side's tests are in the
@@ -308,6 +316,7 @@ class VM:
             p.wait()
             raise
         return p.wait()
+
 
 def now():
     return time.monotonic()

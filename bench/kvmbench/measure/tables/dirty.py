@@ -45,7 +45,7 @@ def dl_table(a, text):
            '%-6s | %-26s | %-26s' % ('vCPUs', 'barrier (default)', 'no barrier (-B)')]
     for v in (1, 4, 16):
         out.append('%-6s | %s | %s' % (v, cell(ms, 'populate_ns', table=1, vcpus=v, barrier=1),
-                                      cell(ms, 'populate_ns', table=1, vcpus=v, barrier=0)))
+                                       cell(ms, 'populate_ns', table=1, vcpus=v, barrier=0)))
     out += ['', 'Table 2: dirty log per iteration (us) against memslots, %s over 2 vCPUs, -i 3'
             % a.slot_mem,
             '%-5s | %-26s | %-26s | %-26s' % ('slots', 'get (manual protect)',

@@ -59,7 +59,7 @@ def nested_table(a, text):
         row('Demand paging, -u MISSING (pgs/s)', 'missing', 'rate', 1), '',
         'KVM stats, median, summed over the vCPUs (dirty_log_perf_test run; kvm_alone run):',
         '| %-18s | %-12s | %-12s | %-12s | %-12s |' % ('stat', 'dirty: plain', 'dirty: -n',
-                                                        'alone: plain', 'alone: -n')]
+                                                       'alone: plain', 'alone: -n')]
     for s in NESTED_STATS:
         out.append('| %-18s | %12.0f | %12.0f | %12.0f | %12.0f |' % ((s,) + tuple(
             spread(run_values(text, n, m, s))[0]

@@ -54,8 +54,8 @@ def ev_table(a, text, where):
                 line += ' %.0f [%.0f-%.0f] |' % spread(rates(h, w, p))
                 row.append(median_word(words(recs, 'total_rate', host_only=h, pairs=p, wait=w)))
         out.append('%s %.2f | %.2f | %.2f |' % (line, per_rt(p, 'exits'),
-                                                 per_rt(p, 'halt_wakeup'),
-                                                 per_rt(p, 'halt_wait_ns', 1000)))
+                                                per_rt(p, 'halt_wakeup'),
+                                                per_rt(p, 'halt_wait_ns', 1000)))
         data.append(' '.join(row))
     return out, data
 
