@@ -518,7 +518,7 @@ class Plot(unittest.TestCase):
     the chosen figures, each row holding exactly the runs it was given."""
 
     def setUp(self):
-        if runner.debian_module('matplotlib', 'python3-matplotlib') is None:
+        if runner.install_module('matplotlib', 'python3-matplotlib', 'for the plot test') is None:
             self.skipTest('no matplotlib (python3-matplotlib)')
 
     def test_png_has_the_series(self):

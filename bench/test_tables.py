@@ -72,7 +72,7 @@ class Recorded(unittest.TestCase):
 
     def test_eventfd_plot(self):
         """--plot (matplotlib): a line a wait and side, holding the table's medians."""
-        if runner.debian_module('matplotlib', 'python3-matplotlib') is None:
+        if runner.install_module('matplotlib', 'python3-matplotlib', 'for the plot test') is None:
             self.skipTest('no matplotlib (python3-matplotlib)')
         a = parsed('eventfd', '--runs', '1', '--pairs', '1 2', '--events', '200')
         _, rows = notify.ev_table(a, data('eventfd.raw'), 'here')

@@ -126,7 +126,7 @@ class Postgres(unittest.TestCase):
     def setUp(self):
         # A server a test (kvmbench.base.tap runs each test alone: no class
         # fixtures), about a second each.
-        psycopg2 = runner.debian_module('psycopg2', 'python3-psycopg2')
+        psycopg2 = runner.install_module('psycopg2', 'python3-psycopg2', 'for the PostgreSQL test')
         if psycopg2 is None:
             self.skipTest('no python3-psycopg2 (apt-get install python3-psycopg2)')
         self.url = os.environ.get('TRACK_TEST_PG')

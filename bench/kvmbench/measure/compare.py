@@ -350,7 +350,7 @@ class Compare:
         c = self.c
         if not runner.ensure(c.arch, 'python3', 'python3-matplotlib'):
             raise Failed()
-        runner.debian_module('matplotlib', 'python3-matplotlib')   # its path (own python3)
+        runner.debian_module('matplotlib')   # its path (own python3)
         if c.mode in kvm_sides.MODES:
             try:
                 kvm_sides.build(c, self.out)

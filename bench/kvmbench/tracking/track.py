@@ -519,6 +519,12 @@ def main(argv):
                                                        ','.join(map(str, b[3])),
                                                        '; '.join(c.line(b[1]) for c in cmds)))
             return 0
+        # The Python modules the database and the report need: this
+        # command's own step (nothing installs at import).
+        if trackdb.is_url(a.db) and runner.install_module(
+                'psycopg2', 'python3-psycopg2', 'for the PostgreSQL database') is None:
+            raise Fail('installing python3-psycopg2 failed')
+        runner.install_module('matplotlib', 'python3-matplotlib', "for the report's plots")
         api = tracklava.connect(a) if a.lava else None
         db = trackdb.DB(a.db).open(write=not a.no_run)
         if not a.no_run:

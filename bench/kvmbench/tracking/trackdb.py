@@ -137,7 +137,7 @@ class DB:
 
     def _open_pg(self):
         from kvmbench.vmrun.runner import debian_module
-        psycopg2 = debian_module('psycopg2', 'python3-psycopg2')
+        psycopg2 = debian_module('psycopg2')
         if psycopg2 is None:
             raise UsageError('a PostgreSQL URL needs python3-psycopg2 (apt-get install '
                              'python3-psycopg2)')

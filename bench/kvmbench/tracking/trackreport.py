@@ -47,7 +47,7 @@ def scale(unit, values):
 
 
 def have_matplotlib():
-    return runner.debian_module('matplotlib', 'python3-matplotlib') is not None
+    return runner.debian_module('matplotlib') is not None
 
 
 def plot(s, f):

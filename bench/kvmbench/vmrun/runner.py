@@ -61,24 +61,38 @@ def ensure(arch, *packages):
 DEBIAN_PY = '/usr/lib/python3/dist-packages'
 
 
-def debian_module(name, package):
-    """Import @name, from Debian's @package (installed when missing): its
-    modules are in /usr/lib/python3/dist-packages, which a python3 of
-    one's own (pyenv, venv) does not search; None if it cannot be had."""
+def debian_module(name):
+    """Import @name from this python3's path or, failing that, Debian's
+    dist-packages (/usr/lib/python3/dist-packages, which a python3 of
+    one's own, pyenv or venv, does not search); None if it is not
+    installed.  Nothing is installed here: a command that needs it
+    installs it as its own explicit step (install_module)."""
     import importlib
-    for attempt in range(3):
-        try:
-            return importlib.import_module(name)
-        except ImportError:
-            if attempt == 0:
-                if DEBIAN_PY not in sys.path and os.path.isdir(DEBIAN_PY):
-                    sys.path.append(DEBIAN_PY)
-            elif attempt == 1:
-                try:
-                    _build.ensure_packages([package], 'for Python module ' + name)
-                except _build.BuildError:
-                    return None
-    return None
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        if DEBIAN_PY in sys.path or not os.path.isdir(DEBIAN_PY):
+            return None
+    sys.path.append(DEBIAN_PY)
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def install_module(name, package, why):
+    """A command's step: Python module @name, Debian's @package installed
+    for @why first when it cannot be imported (build.install says what
+    and why, its output in the cache's apt log); None if that failed."""
+    got = debian_module(name)
+    if got is not None:
+        return got
+    try:
+        _build.ensure_packages([package], why)
+    except _build.BuildError as e:
+        print(e, file=sys.stderr)
+        return None
+    return debian_module(name)
 
 
 def build(src, arch, out, log=None):

@@ -145,5 +145,5 @@ def ev_check(a):
     if not pairs or not all(re.fullmatch(r'[1-9][0-9]*', x) for x in pairs):
         raise Usage("bad --pairs '%s'" % a.pairs)
     a.pairs = pairs
-    if a.plot and runner.debian_module('matplotlib', 'python3-matplotlib') is None:
+    if a.plot and runner.install_module('matplotlib', 'python3-matplotlib', 'for --plot') is None:
         raise Usage('--plot needs matplotlib (apt-get install python3-matplotlib)')
