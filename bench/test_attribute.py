@@ -21,7 +21,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from kvmbench.base.tap import tap  # noqa: E402
 from kvmbench.vmrun import runner  # noqa: E402
-from kvmbench.attribution import attribute, attribute_cli as ac, ddmin  # noqa: E402
+from kvmbench.attribution import attribute, attribute_cli as ac, ddmin, mail  # noqa: E402
 from kvmbench.tracking import trackjudge, trackreport  # noqa: E402
 from test_stats import JITTER, profile_runs, write_profiles  # noqa: E402
 
@@ -88,8 +88,8 @@ class Hunks(unittest.TestCase):
                            ('6.12.3', 'KVM: x86/mmu: Flush in first_fn only when needed'),
                            ('6.12.3', 'KVM: x86: Say what mmu does'),
                            ('6.12.3', 'KVM: fix a race in mmu.c')]}
-        got = ac.ranked_entries(att, [('arch/x86/kvm/mmu/mmu.c', 1)],
-                                {'arch/x86/kvm/mmu/mmu.c': d})
+        got = mail.ranked_entries(att, [('arch/x86/kvm/mmu/mmu.c', 1)],
+                                  {'arch/x86/kvm/mmu/mmu.c': d})
         self.assertEqual([(s, e) for s, _, e in got], [
             (3, 'KVM: x86/mmu: Flush in first_fn only when needed'),
             (2, 'KVM: fix a race in mmu.c'), (1, 'KVM: x86/mmu: Drop a stale check'),
@@ -97,8 +97,8 @@ class Hunks(unittest.TestCase):
         d = ac.FileDiff('arch/x86/kvm/svm/svm.c', c_source([]), c_source([4]))
         entry = "[amd64] KVM: SVM: Use the active VMCB's MSR bitmap when checking if MSR is " \
                 "intercepted"
-        got = ac.ranked_entries({'entries': [('6.12.113', entry), ('6.12.113', 'KVM: VMX: x')]},
-                                [('arch/x86/kvm/svm/svm.c', 1)], {'arch/x86/kvm/svm/svm.c': d})
+        got = mail.ranked_entries({'entries': [('6.12.113', entry), ('6.12.113', 'KVM: VMX: x')]},
+                                  [('arch/x86/kvm/svm/svm.c', 1)], {'arch/x86/kvm/svm/svm.c': d})
         self.assertEqual([(s, e) for s, _, e in got], [(1, entry)])
 
     def test_build_deps(self):
@@ -233,7 +233,7 @@ class Search(unittest.TestCase):
         self.assertEqual(s.named, [('x.c', 2)])
         self.assertRegex(out, r'ATTRIBUTED file=x.c hunk=2 function=second_fn ratio=1.(09|10|11)')
         self.assertEqual(out.count('holds=yes'), 2, out)
-        text = ac.report(s, ['--trees', 'a,b'])
+        text = mail.report(s, [ac.PROG, '--trees', 'a,b'])
         for want in ('regression of populate_ns', 'Details are as below',
                      'ATTRIBUTED file=x.c hunk=2 function=second_fn', '%change',
                      'A with the change against A: worse', 'To reproduce'):
@@ -253,7 +253,7 @@ class Search(unittest.TestCase):
         rc, out = quiet(s.run)
         self.assertEqual(rc, 0, out)
         self.assertIn('PROFILE function=svm_vcpu_run_[kvm_amd] a=10', out)
-        text = ac.report(s, ['--trees', 'a,b'])
+        text = mail.report(s, [ac.PROG, '--trees', 'a,b'])
         ev = text[text.index('Evidence'):text.index('Stages:')]
         moved = ev[ev.index('moved beyond the noise'):].splitlines()[1:4]
         self.assertEqual([ln.split()[0] for ln in moved],
@@ -294,7 +294,7 @@ class Search(unittest.TestCase):
         self.assertEqual(out.count('holds=yes'), 2, out)
         self.assertEqual({w for w, _ in s.builds}, {False}, s.builds)
         self.assertTrue(all(n.startswith('modules-') for _, n in s.builds), s.builds)
-        self.assertIn("KVM's modules (A's modules for Debian", ac.report(s, ['--trees', 'a,b']))
+        self.assertIn("KVM's modules (A's modules for Debian", mail.report(s, [ac.PROG, '--trees', 'a,b']))
 
     def test_modules_stage_rules_out_then_whole_kernels(self):
         """The step outside KVM's modules (in mm.c, which they do not

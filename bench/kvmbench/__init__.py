@@ -20,7 +20,7 @@ circle):
   kbuild       kvm_build (vm/kvm-build), kvm_tree, kvm_config
   labs         lava (REST API), lab (lava/lab), lavajobs, lavasuite
   attribution  bisect (bench/bisect-run), kvm_bisect, config_bisect,
-               attribute_cli and ddmin (bench/attribute), attribute
+               attribute_cli, ddmin and mail (bench/attribute), attribute
   tracking     track (bench/track), trackplan, trackdb, trackjudge,
                tracklava, trackreport, track_checks
   measure      compare (bench/compare), kvm_sides, lavacompare, perf
