@@ -184,6 +184,19 @@ class CliTypes(unittest.TestCase):
             self.assertEqual(self.refused(mem, t), "bad --mem '%s'" % t, t)
         self.assertEqual(self.refused(cli.size("bad --size '{0}'", 'KMG'), '4T'),
                          "bad --size '4T'")
+        unit = cli.size("bad --size '{0}'", 'MG', bare=False)
+        self.assertEqual(unit('32M'), '32M')
+        for t in ('32', '4K', 'M'):
+            self.assertEqual(self.refused(unit, t), "bad --size '%s'" % t, t)
+        for t, n in (('4096', 4096), ('4K', 4 << 10), ('32M', 32 << 20), ('2G', 2 << 30), ('1T', 1 << 40)):
+            self.assertEqual(cli.size_bytes(t), n, t)
+
+    def test_positives(self):
+        counts = cli.positives("bad --pairs '{0}'")
+        self.assertEqual(counts('1 2  16'), ['1', '2', '16'])
+        self.assertEqual(counts(' 08\t4 '), ['8', '4'])
+        for t in ('', ' ', '0', '1 x', '1,2', '-1', '1.5', '1_0', '\u0662'):
+            self.assertEqual(self.refused(counts, t), "bad --pairs '%s'" % t, t)
 
     def test_parser_status(self):
         """A usage error of bisect-run's parser is USAGE (stops git bisect

@@ -17,6 +17,7 @@ import time
 
 from kvmbench.kernels import debian
 from kvmbench.labs import lava, lavajobs
+from kvmbench.vmrun import cli
 
 PROG = 'bench/compare'
 STATS = os.path.join(lavajobs.REPO, 'bench', 'stats.py')
@@ -62,8 +63,10 @@ def parse(argv):
         ap.error('--runs, --per-job and --timeout must be positive')
     if not 0 < a.level < 100:
         ap.error("bad --level '%g'" % a.level)
-    if not re.match(r'^[1-9][0-9]*[KMGT]?$', a.mem):
-        ap.error("bad --mem '%s'" % a.mem)
+    try:
+        cli.size("bad --mem '{0}'")(a.mem)
+    except cli.Usage as e:
+        ap.error(str(e))
     if a.artifacts and '=' not in a.artifacts:
         ap.error('--artifacts takes DIR=URL')
     if not a.jobs:

@@ -118,7 +118,7 @@ def parser():
     p.add_argument('--artifacts', metavar='DIR=URL',
                    help='with --lava, a lab not on this machine: the kernels and initramfs '
                    'copied to DIR, which the lab fetches as URL')
-    p.add_argument('--mem', default='2G', help='the VM\'s memory (default 2G)')
+    p.add_argument('--mem', default='2G', type=cli.size("bad --mem '{0}'"), help='the VM\'s memory (default 2G)')
     p.add_argument('--run-timeout', type=int, default=600, metavar='S',
                    help='kill a run after S seconds (default 600)')
     p.add_argument('--attribute', metavar='FROM..TO',
@@ -424,8 +424,6 @@ def check(a):
         raise UsageError('--level %g: a percentage from 50 to below 100' % a.level)
     if a.per_boot < 1 or a.run_timeout < 1 or (a.jobs is not None and a.jobs < 1):
         raise UsageError('--per-boot, --run-timeout and --jobs must be positive')
-    if a.mem and not re.fullmatch(r'[1-9][0-9]*[KMGT]?', a.mem):
-        raise UsageError("bad --mem '%s'" % a.mem)
     if a.report:
         cli.check_out('--report', a.report, PROG, ('track.html',))
     tracklava.check(a)

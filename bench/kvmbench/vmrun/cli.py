@@ -128,15 +128,36 @@ def positive(refusal=None):
 SIZE_UNITS = 'KMGT'
 
 
-def size(refusal, units=SIZE_UNITS):
+def size(refusal, units=SIZE_UNITS, bare=True):
     """An argparse type: a size as vm/run and the tests take it, a whole
-    number from 1 with one of @units after it or none (64M, 2G, 4096);
-    kept as the text; else the usage error @refusal ({0}: the text)."""
+    number from 1 with one of @units after it or (@bare) none (64M, 2G,
+    4096); kept as the text; else the usage error @refusal ({0}: the text)."""
     def convert(text):
         digits = text[:-1] if text[-1:] and text[-1] in units else text
-        if not (digits.isascii() and digits.isdigit() and int(digits) >= 1):
+        if not (digits.isascii() and digits.isdigit() and int(digits) >= 1) or \
+                not bare and digits == text:
             raise Usage(refusal.format(text))
         return text
+    return convert
+
+
+def size_bytes(text):
+    """The bytes of a size that size() took: K, M, G and T are powers of 1024."""
+    unit = text[-1:]
+    if unit in SIZE_UNITS:
+        return int(text[:-1]) << 10 * (SIZE_UNITS.index(unit) + 1)
+    return int(text)
+
+
+def positives(refusal):
+    """An argparse type: whole numbers from 1 in one string, apart by
+    blanks ('1 2 4 8'), at least one; a list of their texts (without
+    leading zeros); else the usage error @refusal ({0}: the text)."""
+    def convert(text):
+        words = text.split()
+        if not words or not all(w.isascii() and w.isdigit() and int(w) >= 1 for w in words):
+            raise Usage(refusal.format(text))
+        return [str(int(w)) for w in words]
     return convert
 
 

@@ -11,7 +11,7 @@ from kvmbench.verdicts import stats
 from kvmbench.verdicts.stats_cli import median_text
 from kvmbench.kernels import build as _build
 from kvmbench.vmrun import runner, vm
-from kvmbench.vmrun.cli import Usage, positive as _positive
+from kvmbench.vmrun.cli import Usage, positive as _positive, size as _size, size_bytes as _bytes
 
 REPO = runner.REPO
 PROG = 'bench/table'
@@ -20,12 +20,12 @@ PROG = 'bench/table'
 positive = _positive()      # the tables' argparse type of a count
 
 
+_SIZE = _size("bad size '{0}' (e.g. 32M)", 'KMG')
+
+
 def size_bytes(text):
     """Bytes of a size such as 32M, 1G, 4K or 4096; Usage if it is none."""
-    m = re.fullmatch(r'([1-9][0-9]*)([KMG]?)', text)
-    if not m:
-        raise Usage("bad size '%s' (e.g. 32M)" % text)
-    return int(m.group(1)) << {'': 0, 'K': 10, 'M': 20, 'G': 30}[m.group(2)]
+    return _bytes(_SIZE(text))
 
 
 def fields(line):

@@ -4,7 +4,7 @@ import re
 
 from kvmbench.base.errors import Fail
 from kvmbench.vmrun import runner
-from kvmbench.vmrun.cli import Usage
+from kvmbench.vmrun.cli import Usage, size
 from .common import (common, guest_watch, keep, matching, median_word, positive, records,
                      show_failed, size_bytes, spread, values, vm_run, words)
 
@@ -143,15 +143,13 @@ def split_args(p):
     p.add_argument('--kernel', default='6.12',
                    help='a Debian kernel version, IMAGE or IMAGE:MODULES_DIR (default 6.12)')
     common(p, 3, 1800)
-    p.add_argument('--size', default='32M',
+    p.add_argument('--size', default='32M', type=size("bad --size '{0}' (e.g. 32M)", 'MG', bare=False),
                    help='memory per vCPU (2 vCPUs, 2 memslots, 2M hugetlb pages; default 32M)')
 
 
 def split_check(a):
     if a.arch not in ('x86_64', 'arm64'):
         raise Usage("bad --arch '%s'" % a.arch)
-    if not re.fullmatch(r'[1-9][0-9]*[MG]', a.size):
-        raise Usage("bad --size '%s' (e.g. 32M)" % a.size)
     try:
         a.kargs = runner.kernel_args(a.kernel)
     except ValueError as e:

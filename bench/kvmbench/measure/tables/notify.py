@@ -5,7 +5,7 @@ import re
 import subprocess
 
 from kvmbench.vmrun import runner
-from kvmbench.vmrun.cli import Usage
+from kvmbench.vmrun.cli import Usage, positives
 from .common import (build, common, guest_run, keep, matching, median_word, positive, read_file,
                      records, show_failed, spread, values, vm_run, words)
 
@@ -130,7 +130,8 @@ def eventfd(a):
 
 def ev_args(p):
     common(p, 3, 3000)
-    p.add_argument('--pairs', default='1 2 4 8 16 32', help='vCPU/host-thread pair counts')
+    p.add_argument('--pairs', default='1 2 4 8 16 32', type=positives("bad --pairs '{0}'"),
+                   help='vCPU/host-thread pair counts')
     p.add_argument('--events', type=positive, default=1000, help='events a pair (default 1000)')
     p.add_argument('--where', default='host', help="host (this host's /dev/kvm, the default) or vm")
     p.add_argument('--plot', default='', metavar='FILE.png', help='draw the table (matplotlib)')
@@ -141,9 +142,5 @@ def ev_args(p):
 def ev_check(a):
     if a.where not in ('host', 'vm'):
         raise Usage("bad --where '%s'" % a.where)
-    pairs = a.pairs.split()
-    if not pairs or not all(re.fullmatch(r'[1-9][0-9]*', x) for x in pairs):
-        raise Usage("bad --pairs '%s'" % a.pairs)
-    a.pairs = pairs
     if a.plot and runner.install_module('matplotlib', 'python3-matplotlib', 'for --plot') is None:
         raise Usage('--plot needs matplotlib (apt-get install python3-matplotlib)')

@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 
 from kvmbench.verdicts import stats
-from kvmbench.vmrun.cli import Usage
+from kvmbench.vmrun.cli import Usage, positives
 from .common import (build, common, guest_run, keep, records, show_failed, size_bytes, spread,
                      values, vm_run)
 
@@ -69,14 +69,12 @@ def demand_paging(a):
 def dp_args(p):
     common(p, 5, 3000)
     p.add_argument('--size', default='4M', help='memory per vCPU (default 4M)')
-    p.add_argument('--readers', default='1 2 4 8 16 32', help='reader thread counts')
+    p.add_argument('--readers', default='1 2 4 8 16 32', type=positives("bad --readers '{0}'"),
+                   help='reader thread counts')
 
 
 def dp_check(a):
     size_bytes(a.size)
-    a.readers = a.readers.split()
-    if not a.readers or not all(re.fullmatch(r'[1-9][0-9]*', r) for r in a.readers):
-        raise Usage("bad --readers '%s'" % ' '.join(a.readers))
 
 
 # ---- upstream ----------------------------------------------------------------
