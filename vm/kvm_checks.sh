@@ -177,7 +177,7 @@ refuse "one tree twice" "nothing built differs: A and B are one tree" --trees \
 	"$OUT/tree-b,$OUT/tree-b" --figure populate_ns --threshold 3 -- "${TEST[@]}"
 refuse "not a kernel tree" "is not a kernel source tree" --trees "$SRC,$OUT/compare" \
 	--figure populate_ns --threshold 3 -- "${TEST[@]}"
-refuse "an unknown figure" "unknown figure 'no_such'" --trees "$SRC,$OUT/tree-b" \
+refuse "an unknown figure" "has no figure 'no_such'" --trees "$SRC,$OUT/tree-b" \
 	--figure no_such --threshold 3 -- "${TEST[@]}"
 refuse "an unknown test" "no test 'no_such_test' in this suite" --trees "$SRC,$OUT/tree-b" \
 	--figure populate_ns --threshold 3 -- no_such_test
