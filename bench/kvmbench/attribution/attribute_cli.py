@@ -214,7 +214,7 @@ def function_at(lines, i):
 # ---- the command line ---------------------------------------------------------
 
 VALUED = ('--trees', '--figure', '--arch', '--report', '--cpu', '--clock', '--mem',
-          '--debian-kernel', '--profile-phase')
+          '--debian-kernel')
 
 
 class Config:
@@ -261,11 +261,11 @@ def parse(argv):
     p.add_argument('--runs', type=cli.positive("--runs must be a number: '{0}'"))
     p.add_argument('--smp', type=cli.positive("bad --smp '{0}'"))
     p.add_argument('--config', type=kvm_config.base_config)     # small, debian[:VERSION]
+    p.add_argument('--profile-phase', type=cli.profile_phase, default='')
     c = p.parse_options(argv)
     if c is None:
         return None
     c.test, c.args = test_command(c.command)
-    c.profile_phase = cli.profile_phase(c.profile_phase or '')
     if not c.trees or c.trees.count(',') != 1 or not all(c.trees.split(',')):
         raise Usage('--trees A,B: two trees (or Debian kernel versions)')
     if not c.figure:
