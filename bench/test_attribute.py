@@ -21,7 +21,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from kvmbench.base.tap import tap  # noqa: E402
 from kvmbench.vmrun import runner  # noqa: E402
-from kvmbench.attribution import attribute, attribute_cli as ac, ddmin, mail  # noqa: E402
+from kvmbench.attribution import attribute, attribute_cli as ac, coupling, ddmin, mail  # noqa: E402
 from kvmbench.tracking import trackjudge, trackreport  # noqa: E402
 from test_stats import JITTER, profile_runs, write_profiles  # noqa: E402
 
@@ -112,6 +112,86 @@ class Hunks(unittest.TestCase):
         self.assertIn('arch/x86/kvm/mmu.c', got)
         self.assertIn('include/linux/kvm_host.h', got)
         self.assertFalse(any('wildcard' in g for g in got))
+
+
+def grouped(files):
+    """coupling's groups of {path: (A's text or None, B's)}, as FileDiffs
+    make them."""
+    diffs = {f: ac.FileDiff(f, a and a.encode(), b and b.encode()) for f, (a, b) in files.items()}
+    return coupling.groups([diffs[f].coupling_unit(f) for f in sorted(diffs)])
+
+
+HDR_A = 'struct mmu {\n\tint level;\n\tvoid (*inject_fault)(struct vcpu *v,\n\t\t\t     int code);\n};\n\n' \
+    'void kvm_inject_fault(struct vcpu *v,\n\t\t      int code);\n'
+HDR_B = HDR_A.replace('int code);', 'int code, bool hw);')
+
+
+def body(name, lines):
+    return 'int %s(struct vcpu *v)\n{\n%s\treturn 0;\n}\n' % (name, ''.join(
+        '\t%s\n' % ln for ln in lines))
+
+
+class Coupling(unittest.TestCase):
+    def test_declaration_and_its_users(self):
+        # The header's parameters change on continuation lines (the
+        # names stand on the line above); x.c calls it; nested.c's
+        # changed function is assigned to the pointer on a line that
+        # stays; other.c changes only locals and plain words.
+        nested_a = 'static void ept_fault(struct vcpu *v,\n\t\tint code)\n{\n}\n\n' + \
+            body('setup', ['v->mmu->inject_fault = ept_fault;'])
+        files = {
+            'kvm_host.h': (HDR_A, HDR_B),
+            'x86.c': (body('f', ['kvm_inject_fault(v, 1);']),
+                      body('f', ['kvm_inject_fault(v, 1, true);'])),
+            'nested.c': (nested_a, nested_a.replace('int code)', 'int code, bool hw)')),
+            'other.c': (body('g', ['int ret, irq = 0;']), body('g', ['int ret, irq = 1;'])),
+        }
+        self.assertEqual(grouped(files), [('kvm_host.h', 'nested.c', 'x86.c'), ('other.c',)])
+
+    def test_pasted_macro_and_new_define(self):
+        files = {
+            'cpufeatures.h': ('#define X86_FEATURE_TSA_L1_NO (21*32+7)\n',
+                              '#define X86_FEATURE_TSA_L1_NO (21*32+7)\n'
+                              '#define X86_FEATURE_TSA_FILL_NO (21*32+8)\n'),
+            'reverse_cpuid.h': ('\tTRANSLATE(TSA_L1_NO);\n',
+                                '\tTRANSLATE(TSA_L1_NO);\n\tTRANSLATE(TSA_FILL_NO);\n'),
+            'lbr.c': (body('h', ['x = 1;']), body('h', ['x = 2;'])),
+        }
+        self.assertEqual(grouped(files), [('cpufeatures.h', 'reverse_cpuid.h'), ('lbr.c',)])
+
+    def test_moved_function_new_file_and_its_kbuild_line(self):
+        seg = 'unsigned long get_segment_base(struct vcpu *v, int seg)\n{\n\treturn 0;\n}\n'
+        files = {
+            'kvm/Makefile': ('kvm-y += x86.o\n', 'kvm-y += x86.o regs.o\n'),
+            'kvm/regs.c': (None, seg),
+            'kvm/x86.c': (seg + body('f', ['a();']), body('f', ['a();'])),
+            'kvm/pmu.c': (body('p', ['a();']), body('p', ['b();'])),
+        }
+        self.assertEqual(grouped(files), [('kvm/Makefile', 'kvm/regs.c', 'kvm/x86.c'),
+                                          ('kvm/pmu.c',)])
+
+    def test_common_and_plain_names_join_nothing(self):
+        # A plain word (a member named irq) and a compound name used by
+        # more units than coupling.COMMON say nothing.
+        files = {'dev.h': ('struct dev {\n\tint irq;\n};\n', 'struct dev {\n\tlong irq;\n};\n')}
+        for i in range(coupling.COMMON + 1):
+            files['d%d.c' % i] = (body('f%d' % i, ['dev_lock(d);']),
+                                  body('f%d' % i, ['dev_lock(d, 1);']))
+        files['irq.c'] = (body('i', ['d->irq = 0;']), body('i', ['d->irq = 1;']))
+        files['lock.h'] = ('void dev_lock(struct dev *d);\n', 'void dev_lock(const struct dev *d);\n')
+        self.assertEqual(len(grouped(files)), len(files))
+
+    def test_hunks_of_one_file(self):
+        # A new static helper in one hunk, its caller in another, a
+        # third hunk apart.
+        a = body('one', ['a();']) + '\n' * 8 + body('two', ['b();']) + '\n' * 8 + \
+            body('three', ['c();'])
+        b = 'static int new_helper(int x)\n{\n\treturn x;\n}\n' + body('one', ['a();']) + \
+            '\n' * 8 + body('two', ['new_helper(2);']) + '\n' * 8 + body('three', ['d();'])
+        d = ac.FileDiff('x.c', a.encode(), b.encode())
+        self.assertEqual(len(d.hunks), 3)
+        got = coupling.groups([d.coupling_unit(('x.c', h['n']), {h['n']}) for h in d.hunks])
+        self.assertEqual(got, [(('x.c', 1), ('x.c', 2)), (('x.c', 3),)])
 
 
 class Simulated(ac.Attribution):
@@ -271,6 +351,33 @@ class Search(unittest.TestCase):
         rc, out = quiet(s.run)
         self.assertIn(('x.c', 2), s.named)
         self.assertIn('ATTRIBUTED file=x.c hunk=2', out)
+
+    def test_coupled_files_searched_as_one(self):
+        # u.c from B calls kvm_inject_fault() with the argument B's
+        # header adds: neither builds without the other.  Grouped before
+        # the search, no candidate has one without the other, and the
+        # plan counts four groups, not five files.
+        diffs = diffs_of()
+        del diffs['x.c']
+        diffs['kvm_host.h'] = ac.FileDiff('kvm_host.h', HDR_A.encode(), HDR_B.encode())
+        diffs['u.c'] = ac.FileDiff('u.c', body('f', ['kvm_inject_fault(v, 1);']).encode(),
+                                   body('f', ['kvm_inject_fault(v, 1, true);']).encode())
+        s = self.sim(4, diffs, {('u.c', 1): 1.10}, cannot=('u.c', 'kvm_host.h'))
+        self.assertIn(('kvm_host.h', 'u.c'), s.file_groups())
+        self.assertEqual(len(s.file_groups()), 5)
+        self.assertEqual(s.steps, 1 + ddmin.plan(5) + ddmin.plan(s.hunks_total) + 4)
+        outcomes, measure = [], s.measure
+
+        def counted(contents, name, profile=False):
+            outcomes.append(measure(contents, name, profile))
+            return outcomes[-1]
+        s.measure = counted
+        rc, out = quiet(s.run)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(sorted(s.named), [('kvm_host.h', 1), ('u.c', 1)])
+        self.assertGreater(len(outcomes), 6)
+        self.assertNotIn(None, outcomes)
+        self.assertEqual(out.count('holds=yes'), 2, out)
 
     def test_no_step(self):
         s = self.sim(3, diffs_of(), {})

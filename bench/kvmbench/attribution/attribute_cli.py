@@ -31,7 +31,7 @@ from kvmbench.kernels import debian
 from kvmbench.vmrun import cli, runner
 from kvmbench.vmrun.cli import Parser, Usage, test_command, vm_size
 from kvmbench.kbuild import kvm_build, kvm_config, kvm_tree
-from . import attribute, ddmin, mail
+from . import attribute, coupling, ddmin, mail
 from .bisect import Bisect, CannotTest
 
 PROG = 'bench/attribute'
@@ -184,6 +184,23 @@ class FileDiff:
                              if op[0] != 'equal')})
             self.ops += [(g + 1,) + tuple(op[1:]) for op in group if op[0] != 'equal']
 
+    def coupling_unit(self, key, hunks=None):
+        """coupling.Unit @key of the hunks numbered in @hunks (all when
+        None): the names their changes declare and use on either side."""
+        if not hasattr(self, 'texts'):
+            self.texts = coupling.Text(self.al), coupling.Text(self.bl)
+        ops = [op for op in self.ops if hunks is None or op[0] in hunks]
+        ia = [i for _, i1, i2, _, _ in ops for i in range(i1, i2)]
+        ib = [j for _, _, _, j1, j2 in ops for j in range(j1, j2)]
+        (da, ua), (db, ub) = coupling.names(self.texts[0], ia), coupling.names(self.texts[1], ib)
+        ua |= coupling.context(self.texts[0], da | db)
+        ub |= coupling.context(self.texts[1], da | db)
+        builds = coupling.kbuild_objects(self.path, [self.al[i] for i in ia] +
+                                         [self.bl[j] for j in ib]) \
+            if coupling.is_kbuild(self.path) else ()
+        return coupling.Unit(key, da | db, ua | ub, self.path,
+                             alone=self.a is None or self.b is None, builds=builds)
+
     def apply(self, chosen):
         """A's contents with the hunks numbered in @chosen from B (bytes;
         B's own when all are chosen, None for a file B deletes)."""
@@ -209,6 +226,11 @@ def function_at(lines, i):
         if m and not lines[k].rstrip().endswith(';'):
             return m.group(1)
     return '-'
+
+
+def label(group):
+    """A group of files or of hunks ((file, n)) as one word."""
+    return '+'.join(m if isinstance(m, str) else '%s#%d' % m for m in group)
 
 
 # ---- the command line ---------------------------------------------------------
@@ -330,6 +352,13 @@ class Attribution:
         self.hunks_total = sum(len(d.hunks) for d in self.diffs.values())
         self.kvm_only = all(kvm_tree.is_kvm_path(c.arch, f) for f in self.inputs)
         self.kernel = c.debian_kernel or self.deb_a or debian.series(self.ver_a)
+        # Too few --runs for even one stage's verdicts: refused before
+        # the Debian kernel is fetched to tell whether there are two.
+        self.modules_stage = False
+        why = c.runs and runs_refusal(int(c.runs), looks=self.plan())
+        if why:
+            raise Usage('%s (each verdict at 5%%/%d, over the %d the search may make)' %
+                        (why, self.plan(), self.plan()))
         # The stage "modules" first where A is at its Debian kernel's
         # version: KVM's modules of A, and of A with B's versions of the
         # files their build reads, for that kernel.
@@ -368,12 +397,19 @@ class Attribution:
         at most all of them.  Two stages where the module stage may hand
         on to whole kernels (A is at its Debian kernel's version and not
         every differing file is KVM's), else one."""
-        one = 1 + ddmin.plan(len(self.inputs)) + ddmin.plan(self.hunks_total) + 4
+        one = 1 + ddmin.plan(len(self.file_groups())) + ddmin.plan(self.hunks_total) + 4
         return one * (2 if self.modules_stage and not self.kvm_only else 1)
 
-    def scratch_repo(self, files):
-        """A git repository (in the cache) of the files: commit 0 A's
-        versions, then one commit a file with B's."""
+    def file_groups(self):
+        """The differing files grouped where they only build together
+        (kvmbench.attribution.coupling), computed once: tuples in order."""
+        if getattr(self, 'groups', None) is None:
+            self.groups = coupling.groups([self.diffs[f].coupling_unit(f) for f in self.inputs])
+        return self.groups
+
+    def scratch_repo(self, groups):
+        """A git repository (in the cache) of the files of @groups:
+        commit 0 A's versions, then one commit a group with B's."""
         repo = os.path.join(self.out, 'repo')
         os.makedirs(repo, exist_ok=True)
 
@@ -392,15 +428,17 @@ class Attribution:
             os.makedirs(os.path.dirname(p), exist_ok=True)
             with open(p, 'wb') as fh:
                 fh.write(data)
-        for f in files:
-            put(f, self.diffs[f].a)
+        for g in groups:
+            for f in g:
+                put(f, self.diffs[f].a)
         git('add', '-A')
         git('commit', '-q', '--allow-empty', '-m', 'A: %s' % self.a)
-        for f in files:
-            put(f, self.diffs[f].b)
+        for g in groups:
+            for f in g:
+                put(f, self.diffs[f].b)
             git('add', '-A')
             git('commit', '-q', '--allow-empty', '-m', '%s (%d hunks)' % (
-                f, len(self.diffs[f].hunks)))
+                ' '.join(g), sum(len(self.diffs[f].hunks) for f in g)))
         return repo
 
     def patch_for(self, contents, name):
@@ -473,8 +511,10 @@ class Attribution:
                      looks=self.steps, direction=direction)
 
     def search(self, units, contents_of, stage):
-        """ddmin over @units (contents_of(subset) -> {path: contents}),
-        every step judged against A: (the minimal bad subset, its log)."""
+        """ddmin over @units, groups (tuples) of files or hunks that only
+        build together (contents_of(the members of a subset) -> {path:
+        contents}), every step judged against A: (the members of the
+        minimal bad subset, its log)."""
         t0 = time.monotonic()
         count = [0]
 
@@ -482,7 +522,7 @@ class Attribution:
             count[0] += 1
             name = '%s-%d' % (stage, count[0])
             try:
-                vals = self.measure(contents_of(sub), name)
+                vals = self.measure(contents_of([m for g in sub for m in g]), name)
             except Fail as e:
                 info('%s does not build (%s): cannot test' % (name, e))
                 return 'cannot'
@@ -490,14 +530,14 @@ class Attribution:
                 return 'cannot'
             bad, r = self.verdict(self.base, vals, self.direction)
             info('%s (%s): %s, %.4f [%.4f, %.4f] against A' % (
-                name, ', '.join(map(str, sub)), 'bad' if bad else 'good', r['ratio'], r['lo'],
+                name, ', '.join(label(g) for g in sub), 'bad' if bad else 'good', r['ratio'], r['lo'],
                 r['hi']))
             return 'bad' if bad else 'good'
         try:
             found, log = ddmin.ddmin(units, test, ddmin.plan(len(units)))
         finally:
             self.stages.append((stage, len(units), count[0], time.monotonic() - t0))
-        return found, log
+        return [m for g in found for m in g], log
 
     def built_files(self, empty, name):
         """Build A as @name (its failure: exit 1 with its first error):
@@ -562,7 +602,8 @@ class Attribution:
                 return None
             raise Usage('nothing built differs: the build of A reads none of the %d files that '
                         'differ (%s)' % (len(self.inputs), ', '.join(self.inputs[:3])))
-        self.files = built
+        self.files = [g for g in (tuple(f for f in g if f in built)
+                                  for g in self.file_groups()) if g]
         self.diffs = {f: self.diffs[f] for f in built}
         empty = {f: d.a for f, d in self.diffs.items()}
         info('%d differing files the %s reads: %s; %d it does not' % (
@@ -572,8 +613,12 @@ class Attribution:
             info('%d more it reads are not KVM\'s (the kernel around the modules is A\'s '
                  'binary: whole kernels test them): %s' % (len(self.shared), ' '.join(
                      self.shared[:20])))
-        repo = self.scratch_repo(built)
-        info('the scratch repository: %s (one commit a file)' % repo)
+        together = [g for g in self.files if len(g) > 1]
+        if together:
+            info('%d groups of files that only build together (coupling): %s' % (
+                len(together), '; '.join(label(g) for g in together)))
+        repo = self.scratch_repo(self.files)
+        info('the scratch repository: %s (one commit a group)' % repo)
         t0 = time.monotonic()
         a_vals = self.measure(empty, pre + 'a')
         if a_vals is None:
@@ -628,7 +673,8 @@ class Attribution:
         self.direction = 'worse' if worse else 'better'
         files, _ = self.search(self.files, lambda sub: dict(
             empty, **{f: self.diffs[f].b for f in sub}), pre + 'files')
-        units = [(f, h['n']) for f in files for h in self.diffs[f].hunks]
+        units = coupling.groups([self.diffs[f].coupling_unit((f, h['n']), {h['n']})
+                                 for f in files for h in self.diffs[f].hunks])
 
         def hunks_of(sub):
             return dict(empty, **{f: self.diffs[f].apply({n for g, n in sub if g == f})

@@ -145,7 +145,8 @@ def report(at, command):
                                'outside' if at.whole else 'in'))
     lines.append('')
     lines.append('The named change (the smallest that carries the step, by delta debugging '
-                 'over %d files then their hunks):' % len(at.files))
+                 'over %d files in %d groups that build alone, then their hunks):' % (
+                     sum(len(g) for g in at.files), len(at.files)))
     for f, n in named:
         h = at.diffs[f].hunks[n - 1]
         lines.append('  ATTRIBUTED file=%s hunk=%d function=%s  %s' % (f, n, h['function'],
