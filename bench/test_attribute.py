@@ -403,6 +403,39 @@ class Search(unittest.TestCase):
         self.assertTrue(all(n.startswith('modules-') for _, n in s.builds), s.builds)
         self.assertIn("KVM's modules (A's modules for Debian", mail.report(s, [ac.PROG, '--trees', 'a,b']))
 
+    def diffs_tied(self):
+        """diffs_of()'s five files (KVM's), a kernel header outside KVM
+        that adds a feature bit, and KVM's reverse_cpuid.h that reads it
+        (only whole kernels can build it)."""
+        out = diffs_of()
+        for f, a, b in (('cpufeatures.h', '#define X86_FEATURE_A_B_NO 1\n',
+                         '#define X86_FEATURE_A_B_NO 1\n#define X86_FEATURE_TSA_FILL_NO 2\n'),
+                        ('reverse_cpuid.h', '\tTRANSLATE(A_B_NO);\n',
+                         '\tTRANSLATE(A_B_NO);\n\tTRANSLATE(TSA_FILL_NO);\n')):
+            out[f] = ac.FileDiff(f, a.encode(), b.encode())
+        return out
+
+    def test_modules_stage_leaves_out_what_needs_the_kernel(self):
+        """KVM's reverse_cpuid.h goes with cpufeatures.h, outside KVM's
+        modules: module builds test the other five (the step in x.c is
+        named by them alone); the step in it is ruled out of them and
+        named, with the header, by whole kernels."""
+        kvm = set(diffs_of()) | {'reverse_cpuid.h'}
+        s = self.sim(11, self.diffs_tied(), {('x.c', 2): 1.10}, modules=kvm)
+        rc, out = quiet(s.run)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(s.tied, ['reverse_cpuid.h'])
+        self.assertIn("the step is in KVM's modules (5 files)", out)
+        self.assertEqual(s.named, [('x.c', 2)])
+        self.assertEqual({w for w, _ in s.builds}, {False}, s.builds)
+        s = self.sim(12, self.diffs_tied(), {('reverse_cpuid.h', 1): 1.10}, modules=kvm)
+        rc, out = quiet(s.run)
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r"MODULES same .*: the step is outside KVM's modules or in the 1 "
+                         r"files of them that need the kernel around them\n")
+        self.assertIn('STEP b vs a: worse', out)
+        self.assertEqual(s.named, [('cpufeatures.h', 1), ('reverse_cpuid.h', 1)])
+
     def test_modules_stage_rules_out_then_whole_kernels(self):
         """The step outside KVM's modules (in mm.c, which they do not
         read): one MODULES line saying so, then whole kernels name it."""

@@ -602,6 +602,23 @@ class Attribution:
                 return None
             raise Usage('nothing built differs: the build of A reads none of the %d files that '
                         'differ (%s)' % (len(self.inputs), ', '.join(self.inputs[:3])))
+        self.tied = []
+        if pre:
+            # KVM's files that only build with files outside KVM (B's
+            # cpufeatures.h bit that B's reverse_cpuid.h reads): the
+            # kernel around the modules is A's binary, so only whole
+            # kernels can test them; the module builds test the rest.
+            self.tied = sorted(f for g in self.file_groups() if any(
+                h not in built and not kvm_tree.is_kvm_path(c.arch, h) for h in g)
+                for f in g if f in built)
+            if self.tied:
+                info("%d of KVM's files only build with files outside KVM's modules, left to "
+                     "whole kernels: %s" % (len(self.tied), ' '.join(self.tied)))
+                built = [f for f in built if f not in self.tied]
+            if not built:
+                print("MODULES none: every differing file of KVM's modules only builds with "
+                      "files outside them (%s): on to whole kernels" % ' '.join(self.tied))
+                return None
         self.files = [g for g in (tuple(f for f in g if f in built)
                                   for g in self.file_groups()) if g]
         self.diffs = {f: self.diffs[f] for f in built}
@@ -663,7 +680,9 @@ class Attribution:
                 print(no_step)
                 return 0
             else:
-                print("MODULES %s %s: the step is outside KVM's modules" % (r['verdict'], figs))
+                print("MODULES %s %s: the step is outside KVM's modules%s" % (
+                    r['verdict'], figs, ' or in the %d files of them that need the kernel '
+                    'around them' % len(self.tied) if self.tied else ''))
                 return None
         else:
             print('STEP b vs a: %s %s' % (r['verdict'], figs))
