@@ -599,6 +599,29 @@ class Refusals(unittest.TestCase):
                 self.assertIn(want, err)
                 self.assertEqual(err.count('\n'), 1, err)
 
+    def test_second_run_of_one_search_refused(self):
+        # Two runs of one search would share one scratch directory: the
+        # second is refused before any build while the first holds it.
+        with tempfile.TemporaryDirectory() as t, \
+                mock.patch.dict(os.environ, {'XDG_CACHE_HOME': t}), \
+                mock.patch.object(runner, 'build', return_value=True), \
+                mock.patch.object(runner, 'ensure', return_value=True), \
+                mock.patch.object(runner, 'test_figures', return_value=['populate_ns']):
+            a, e = os.path.join(t, 'a'), os.path.join(t, 'e')
+            kernel_tree(a)
+            kernel_tree(e)
+            with open(os.path.join(e, 'arch', 'x86', 'kvm', 'x.c'), 'w') as f:
+                f.write('int x;\n')
+            argv = ['--trees', '%s,%s' % (a, e), '--figure', 'populate_ns', '--threshold', '3',
+                    '--config', 'small', '--', 'dirty_log_perf_test']
+            with contextlib.redirect_stderr(io.StringIO()):
+                first = ac.Attribution(ac.parse(argv))
+                first.setup()
+                with self.assertRaisesRegex(ac.Usage, 'another run of the same search'):
+                    ac.Attribution(ac.parse(argv)).setup()
+                first.lock.close()
+                ac.Attribution(ac.parse(argv)).setup()
+
 
 if __name__ == '__main__':
     if '--tap' in sys.argv:

@@ -13,6 +13,7 @@ bench/bisect-run's verdict (stats.judge); kvmbench.attribution.ddmin searches th
 files, then the hunks of the files it names, the same way.
 """
 import difflib
+import fcntl
 import hashlib
 import json
 import os
@@ -377,6 +378,15 @@ class Attribution:
         key = hashlib.sha256('\0'.join([self.a, self.b, c.arch, c.figure, c.config or '',
                                         ' '.join([c.test] + c.args)]).encode()).hexdigest()[:12]
         self.out = os.path.join(debian.cache_dir(), 'attribute', key)
+        os.makedirs(self.out, exist_ok=True)
+        # One run a scratch directory: a second of the same search would
+        # remove what the first builds and measures.
+        self.lock = open(os.path.join(self.out, '.lock'), 'a')
+        try:
+            fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise Usage('another run of the same search (trees, figure, test) is under way in '
+                        '%s: wait for it, or stop it' % self.out)
         for d in ('runs', 'patches', 'repo', 'kvm'):
             shutil.rmtree(os.path.join(self.out, d), ignore_errors=True)
         os.makedirs(os.path.join(self.out, 'patches'))
