@@ -599,6 +599,18 @@ class Refusals(unittest.TestCase):
                 self.assertIn(want, err)
                 self.assertEqual(err.count('\n'), 1, err)
 
+    def test_undecided_names_its_groups(self):
+        at = ac.Attribution(ac.Config())
+        at.setup = lambda: None
+
+        def out_of_steps():
+            raise ddmin.Undecided([('a.c', 'b.h'), ('c.c',)], [1, 2, 3])
+        at.run = out_of_steps
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(ac.finish(at, ac.Config(), []), 1)
+        self.assertEqual(err.getvalue(), 'bench/attribute: undecided: the search ran out of its 3 '
+                         'planned steps (smallest bad so far, 2 units: a.c+b.h c.c)\n')
+
     def test_second_run_of_one_search_refused(self):
         # Two runs of one search would share one scratch directory: the
         # second is refused before any build while the first holds it.
@@ -620,7 +632,9 @@ class Refusals(unittest.TestCase):
                 with self.assertRaisesRegex(ac.Usage, 'another run of the same search'):
                     ac.Attribution(ac.parse(argv)).setup()
                 first.lock.close()
-                ac.Attribution(ac.parse(argv)).setup()
+                again = ac.Attribution(ac.parse(argv))
+                again.setup()
+                again.lock.close()
 
 
 if __name__ == '__main__':

@@ -335,6 +335,18 @@ class Attribution:
         self.ver_a, self.ver_b = check_tree(self.a, c.arch), check_tree(self.b, c.arch)
         if self.a == self.b:
             raise Usage('nothing built differs: A and B are one tree (%s)' % self.a)
+        key = hashlib.sha256('\0'.join([self.a, self.b, c.arch, c.figure, c.config or '',
+                                        ' '.join([c.test] + c.args)]).encode()).hexdigest()[:12]
+        self.out = os.path.join(debian.cache_dir(), 'attribute', key)
+        os.makedirs(self.out, exist_ok=True)
+        # One run a scratch directory: a second of the same search would
+        # remove what the first builds and measures.
+        self.lock = open(os.path.join(self.out, '.lock'), 'a')
+        try:
+            fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise Usage('another run of the same search (trees, figure, test) is under way in '
+                        '%s: wait for it, or stop it' % self.out)
         every = differing(self.a, self.b)
         # Never built for this arch: kbuild descends into arch/SRCARCH
         # only, and never into tools/ or Documentation/.
@@ -375,18 +387,6 @@ class Attribution:
                         (why, self.steps, self.steps))
         self.kernel_release = debian.Kernel(self.kernel, c.arch).release \
             if self.modules_stage else ''
-        key = hashlib.sha256('\0'.join([self.a, self.b, c.arch, c.figure, c.config or '',
-                                        ' '.join([c.test] + c.args)]).encode()).hexdigest()[:12]
-        self.out = os.path.join(debian.cache_dir(), 'attribute', key)
-        os.makedirs(self.out, exist_ok=True)
-        # One run a scratch directory: a second of the same search would
-        # remove what the first builds and measures.
-        self.lock = open(os.path.join(self.out, '.lock'), 'a')
-        try:
-            fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise Usage('another run of the same search (trees, figure, test) is under way in '
-                        '%s: wait for it, or stop it' % self.out)
         for d in ('runs', 'patches', 'repo', 'kvm'):
             shutil.rmtree(os.path.join(self.out, d), ignore_errors=True)
         os.makedirs(os.path.join(self.out, 'patches'))
@@ -821,11 +821,22 @@ def run(c, argv):
     for the report): its exit status."""
     at = Attribution(c)
     try:
+        return finish(at, c, argv)
+    finally:
+        if getattr(at, 'lock', None):
+            at.lock.close()
+
+
+def finish(at, c, argv):
+    """The search of @at run and its report written: the exit status."""
+    try:
         at.setup()
         rc = at.run()
     except ddmin.Undecided as e:
+        bad = [label(g) for g in e.args[0]]
         print('%s: undecided: the search ran out of its %d planned steps (smallest bad so '
-              'far: %s)' % (PROG, len(e.args[1]), e.args[0]), file=sys.stderr)
+              'far, %d units: %s)' % (PROG, len(e.args[1]), len(bad), ' '.join(bad[:20]) + (
+                  ' ...' if len(bad) > 20 else '')), file=sys.stderr)
         return 1
     except TooFewRuns as e:
         print('%s: %s' % (PROG, e), file=sys.stderr)
