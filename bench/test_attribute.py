@@ -181,6 +181,12 @@ class Coupling(unittest.TestCase):
         files['lock.h'] = ('void dev_lock(struct dev *d);\n', 'void dev_lock(const struct dev *d);\n')
         self.assertEqual(len(grouped(files)), len(files))
 
+    def test_struct_member_hunk_names_its_struct(self):
+        a = 'static int f(void)\n{\n}\n\nstruct svm_cpu_data {\n\tu32 min_asid;\n\n\tbool x;\n};\n'
+        d = ac.FileDiff('svm.h', a.encode(), a.replace('\tbool x;', '\tbool flush;\n\tbool x;').encode())
+        self.assertEqual(d.hunks[0]['function'], 'struct:svm_cpu_data')
+        self.assertEqual(d.coupling_unit('svm.h').declared, {'flush'})
+
     def test_hunks_of_one_file(self):
         # A new static helper in one hunk, its caller in another, a
         # third hunk apart.
@@ -428,6 +434,8 @@ class Search(unittest.TestCase):
         self.assertIn("the step is in KVM's modules (5 files)", out)
         self.assertEqual(s.named, [('x.c', 2)])
         self.assertEqual({w for w, _ in s.builds}, {False}, s.builds)
+        self.assertIn("Left to whole kernels (KVM's files that only build with files outside "
+                      "KVM's modules): reverse_cpuid.h", mail.report(s, [ac.PROG]))
         s = self.sim(12, self.diffs_tied(), {('reverse_cpuid.h', 1): 1.10}, modules=kvm)
         rc, out = quiet(s.run)
         self.assertEqual(rc, 0, out)

@@ -174,13 +174,16 @@ class FileDiff:
         self.path, self.a, self.b = path, a, b
         al, bl = lines_of(a), lines_of(b)
         self.al, self.bl = al, bl
+        self.texts = coupling.Text(al), coupling.Text(bl)
         sm = difflib.SequenceMatcher(None, al, bl, autojunk=False)
         self.ops, self.hunks = [], []
         for g, group in enumerate(sm.get_grouped_opcodes(3)):
             i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
             first = next(op[1] for op in group if op[0] != 'equal')
+            block = self.texts[0].block[first] if first < len(al) else None
             self.hunks.append({'n': g + 1, 'header': '@@ -%d,%d +%d,%d @@' % (
-                i1 + 1, i2 - i1, j1 + 1, j2 - j1), 'function': function_at(al, first),
+                i1 + 1, i2 - i1, j1 + 1, j2 - j1),
+                'function': '%s:%s' % block if block and block[1] else function_at(al, first),
                 'lines': sum(max(op[2] - op[1], op[4] - op[3]) for op in group
                              if op[0] != 'equal')})
             self.ops += [(g + 1,) + tuple(op[1:]) for op in group if op[0] != 'equal']
@@ -188,8 +191,6 @@ class FileDiff:
     def coupling_unit(self, key, hunks=None):
         """coupling.Unit @key of the hunks numbered in @hunks (all when
         None): the names their changes declare and use on either side."""
-        if not hasattr(self, 'texts'):
-            self.texts = coupling.Text(self.al), coupling.Text(self.bl)
         ops = [op for op in self.ops if hunks is None or op[0] in hunks]
         ia = [i for _, i1, i2, _, _ in ops for i in range(i1, i2)]
         ib = [j for _, _, _, j1, j2 in ops for j in range(j1, j2)]
@@ -603,6 +604,7 @@ class Attribution:
         t0 = time.monotonic()
         built = self.built_files(empty, pre + 'a')
         self.unbuilt = [f for f in self.inputs if f not in built]
+        self.tied = []
         self.stages.append(('build A' + (' modules' if pre else ''), 0, 1,
                             time.monotonic() - t0))
         if not built:
@@ -612,7 +614,6 @@ class Attribution:
                 return None
             raise Usage('nothing built differs: the build of A reads none of the %d files that '
                         'differ (%s)' % (len(self.inputs), ', '.join(self.inputs[:3])))
-        self.tied = []
         if pre:
             # KVM's files that only build with files outside KVM (B's
             # cpufeatures.h bit that B's reverse_cpuid.h reads): the

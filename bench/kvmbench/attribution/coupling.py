@@ -83,7 +83,8 @@ class Text:
 
     def __init__(self, lines):
         self.lines = lines
-        self.block = [None] * len(lines)    # the struct/union/enum a line is a member of
+        # The block a line is a member of: (struct or enum, its tag or '').
+        self.block = [None] * len(lines)
         self._index = None
         depth, opener = 0, None
         for i, line in enumerate(lines):
@@ -92,8 +93,8 @@ class Text:
                 self.block[i] = opener
             if depth == 0:
                 m = TAG.match(s)
-                opener = ('enum' if re.match(r'^(?:typedef\s+)?enum\b', s) else 'struct') \
-                    if m and not s.rstrip().endswith(';') else None
+                opener = ('enum' if re.match(r'^(?:typedef\s+)?enum\b', s) else 'struct',
+                          m.group(1) or '') if m and not s.rstrip().endswith(';') else None
             depth = max(depth + s.count('{') - s.count('}'), 0)
             if depth == 0:
                 opener = None
@@ -124,10 +125,11 @@ class Text:
         m = DEFINE.match(s)
         if m:
             return {m.group(1)}
-        if self.block[i] == 'enum':
+        kind = self.block[i] and self.block[i][0]
+        if kind == 'enum':
             m = ENUM_CONST.match(s)
             return {m.group(1)} if m else set()
-        if self.block[i] == 'struct':
+        if kind == 'struct':
             m = FUNC_PTR.search(s) or ('(' not in s and MEMBER.search(s))
             return {m.group(1)} if m else set()
         if not s or s[0] in ' \t#{}/*':

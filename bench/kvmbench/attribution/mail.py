@@ -171,6 +171,9 @@ def report(at, command):
     for name, n, tests, secs in at.stages:
         lines.append('  %-16s %s%d builds/measurements, %.0f s' % (
             name, '%d units, ' % n if n else '', tests, secs))
+    if getattr(at, 'tied', None):
+        lines.append("Left to whole kernels (KVM's files that only build with files outside "
+                     "KVM's modules): %s" % ' '.join(at.tied))
     if at.unbuilt or at.unread:
         lines.append('Left out (differ, not built): %d not build inputs, %d the build does not '
                      'read%s' % (len(at.unread), len(at.unbuilt), ''.join(
