@@ -720,6 +720,24 @@ class Attribution(unittest.TestCase):
                                'mm: fixture entry about the page allocator',
                                'KVM: Fixture entry for both arches'])
 
+    def test_kernel_arch_tags(self):
+        """6.1's changelogs tag x86 entries with the kernel's arch name,
+        [x86]; 6.12's with Debian's, [amd64]: both are amd64's, neither
+        arm64's."""
+        stanzas = attribute.parse_changelog(
+            'linux (6.1.187-1) bookworm-security; urgency=high\n\n'
+            '  * New upstream stable update:\n'
+            '    - [x86] KVM: x86/mmu: Check write tracking in all address spaces\n'
+            '    - [amd64] KVM: SVM: an amd64 entry\n'
+            '    - [arm64] KVM: arm64: an arm64 entry\n'
+            '    - [armhf] KVM: an armhf entry\n\n'
+            ' -- A <a@b>  Mon, 01 Sep 2026 00:00:00 +0000\n')
+        got = [e for _, e in attribute.kvm_entries(stanzas, '6.1.180', '6.1.187', 'amd64')]
+        self.assertEqual(got, ['KVM: x86/mmu: Check write tracking in all address spaces',
+                               'KVM: SVM: an amd64 entry'])
+        got = [e for _, e in attribute.kvm_entries(stanzas, '6.1.180', '6.1.187', 'arm64')]
+        self.assertEqual(got, ['KVM: arm64: an arm64 entry'])
+
     def test_rank(self):
         """An entry naming a figure's functions outranks one naming only
         what every access shares; one naming nothing of the path is left

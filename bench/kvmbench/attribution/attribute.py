@@ -120,8 +120,8 @@ def for_arch(entry, deb_arch):
     if not m:
         return entry, True
     archs = re.split(r'[ ,]+', m.group(1))
-    ok = any(a == deb_arch or (a.endswith('*') and deb_arch.startswith(a[:-1]))
-             for a in archs)
+    ok = any(a == deb_arch or deb_arch in debian.CHANGELOG_ARCH.get(a, ()) or
+             (a.endswith('*') and deb_arch.startswith(a[:-1])) for a in archs)
     return entry[m.end():], ok
 
 

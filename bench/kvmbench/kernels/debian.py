@@ -38,6 +38,10 @@ from kvmbench.base.errors import SetupError, UsageError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DEB_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
+# The kernel's arch names that Debian's changelogs tag entries with
+# ("[x86] KVM: ...", 6.1's; "[amd64] ...", 6.12's), beside its own
+# package arch names: the package arches each stands for.
+CHANGELOG_ARCH = {"x86": ("amd64", "i386"), "arm": ("armel", "armhf")}
 PROG = ["vm/run"]   # the download's messages' prefix (kvmbench.kernels.fetch's --prog)
 
 # The forms of a Debian kernel's name.  SERIES: 6.12.  NAME: the version
