@@ -61,6 +61,10 @@ usage: bench/attribute --trees A,B --figure NAME --threshold PCT [--runs N]
   --profile-phase P  the profiled pair (below) compares the test's phase P only
                      (dirty_log_perf_test: populate, enable, dirty, get, clear, disable)
 
+Files (then hunks) that only build together are searched as one group:
+a declaration changed and the changes that use it, a new file and the
+kbuild line that builds it (the groups are listed on stderr).
+
 Prints the first verdict (MODULES ...: the step in KVM's modules or outside
 them; STEP b vs a: ... for whole kernels), then one line a hunk of the
 smallest change that carries the step,
