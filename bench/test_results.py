@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import warnings
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
@@ -92,6 +93,25 @@ class Results(unittest.TestCase):
 
 
 class Runner(unittest.TestCase):
+    def test_debian_module_import_warnings_not_shown(self):
+        # A library whose import warns (Debian's matplotlib under a newer
+        # pyparsing): loaded, and no warning reaches the user (turned into
+        # errors here, so one would fail the import).
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, 'warns_at_import.py'), 'w') as f:
+                f.write('import warnings\nwarnings.warn("deprecated", DeprecationWarning)\n'
+                        'warnings.warn("old", UserWarning)\nVALUE = 1\n')
+            sys.path.insert(0, d)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter('error')
+                    mod = runner.debian_module('warns_at_import')
+            finally:
+                sys.path.remove(d)
+                sys.modules.pop('warns_at_import', None)
+        self.assertEqual(mod.VALUE, 1)
+        self.assertIsNone(runner.debian_module('no_such_module_here'))
+
     def test_shquote(self):
         args = ["it's", 'a b', '', '$x']
         out = subprocess.run(['sh', '-c', 'printf "%s|" ' + runner.shquote(args)],

@@ -66,16 +66,24 @@ def debian_module(name):
     dist-packages (/usr/lib/python3/dist-packages, which a python3 of
     one's own, pyenv or venv, does not search); None if it is not
     installed.  Nothing is installed here: a command that needs it
-    installs it as its own explicit step (install_module)."""
+    installs it as its own explicit step (install_module).  What the
+    import warns (Debian's matplotlib with a newer pyparsing of one's
+    own python3) is not the user's to act on: not shown."""
     import importlib
+    import warnings
+
+    def load():
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            return importlib.import_module(name)
     try:
-        return importlib.import_module(name)
+        return load()
     except ImportError:
         if DEBIAN_PY in sys.path or not os.path.isdir(DEBIAN_PY):
             return None
     sys.path.append(DEBIAN_PY)
     try:
-        return importlib.import_module(name)
+        return load()
     except ImportError:
         return None
 
