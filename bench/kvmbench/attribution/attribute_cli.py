@@ -372,11 +372,11 @@ class Attribution:
         self.kernel = c.debian_kernel or self.deb_a or debian.series(self.ver_a)
         # Too few --runs for even one stage's verdicts: refused before
         # the Debian kernel is fetched to tell whether there are two.
-        self.modules_stage = False
-        why = c.runs and runs_refusal(int(c.runs), looks=self.plan())
+        one = self.plan(stages=1)
+        why = c.runs and runs_refusal(int(c.runs), looks=one)
         if why:
             raise Usage('%s (each verdict at 5%%/%d, over the %d the search may make)' %
-                        (why, self.plan(), self.plan()))
+                        (why, one, one))
         # The stage "modules" first where A is at its Debian kernel's
         # version: KVM's modules of A, and of A with B's versions of the
         # files their build reads, for that kernel.
@@ -404,16 +404,17 @@ class Attribution:
                                                   'not in them'), self.runs, self.steps,
                  100 * 0.05 / self.steps))
 
-    def plan(self):
+    def plan(self, stages=None):
         """The most verdicts the search may make (S), before the first
         build: a stage's are its first (A against A with B's files) +
         its searches over the files and the hunks + the two proofs, each
         against A and against B; the module stage's files and hunks are
         at most all of them.  Two stages where the module stage may hand
         on to whole kernels (A is at its Debian kernel's version and not
-        every differing file is KVM's), else one."""
+        every differing file is KVM's), else one; @stages says how many
+        where that is not known yet."""
         one = 1 + ddmin.plan(len(self.file_groups())) + ddmin.plan(self.hunks_total) + 4
-        return one * (2 if self.modules_stage and not self.kvm_only else 1)
+        return one * (stages or (2 if self.modules_stage and not self.kvm_only else 1))
 
     def file_groups(self):
         """The differing files grouped where they only build together
@@ -574,7 +575,7 @@ class Attribution:
             if self.whole and re.search(r'/(Makefile|Kbuild|Kconfig)[^/]*$', '/' + f):
                 return True
             return os.path.dirname(f) in compiled and (
-                self.diffs[f].a is None or re.search(r'/(Makefile|Kbuild)[^/]*$', '/' + f))
+                self.diffs[f].a is None or coupling.is_kbuild(f))
         got = [f for f in self.inputs if read_by_build(f)]
         if self.whole:
             return got

@@ -254,4 +254,6 @@ def groups(units):
 
 
 def is_kbuild(path):
+    """Whether @path (relative to the tree) is a kbuild file, Makefile*
+    or Kbuild*: make reads it, and its lines name the objects built."""
     return re.search(r'(^|/)(Makefile|Kbuild)[^/]*$', path) is not None
