@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Unit tests of the config bisection (kvmbench.attribution.config_bisect) and of
-vm/kvm-build's base configs (kvmbench.kbuild.kvm_config: small, debian[:VERSION]):
+vm/kvm-build's base configs (kvmbench.kbuild.kvm_config: small, debian[:VERSION],
+a .config file), --patch's verdicts on known runs:
 a planted option found on simulated verdicts, nothing named on an A/A
 pair, olddefconfig's dependency resolution on a real tree's Kconfig (a
 Debian linux-source tree in the cache; SKIP without one), the refusals.
@@ -101,6 +102,40 @@ class Simulated(unittest.TestCase):
                         settable={f"OPT_{i:02d}" for i in range(12)} - {"OPT_08", "OPT_09"})
         self.assertEqual(res.options, ["OPT_07"], res)
 
+    def test_group_member_that_carries_it(self):
+        # OPT_03 needs OPT_02 (default y once OPT_02 is on: absent from
+        # the good config, as an option whose dependencies are off):
+        # setting OPT_02 brings OPT_03, so the halves cannot part them;
+        # OPT_03 set back alone on the bad end takes the step away.
+        good, bad = configs(12)
+        del good["OPT_03"]
+
+        def resolve(cfg):
+            out = dict(cfg)
+            if out.get("OPT_02") != "y":
+                out.pop("OPT_03", None)
+            elif "OPT_03" not in out:
+                out["OPT_03"] = "y"
+            return out
+        calls = []
+        res = cb.bisect(good, bad, resolve, oracle(["OPT_03"], calls))
+        self.assertEqual(res.options, ["OPT_03"], res)
+        self.assertIn("OPT_02 brings it", res.why)
+        # The step in OPT_02 itself: it stays the one named.
+        res = cb.bisect(good, bad, resolve, oracle(["OPT_02"]))
+        self.assertEqual(res.options, ["OPT_02"], res)
+
+    def test_command_verdict(self):
+        # git bisect run's reading of the command's status; 128 and
+        # above stop the bisection (bench/inlined's bad command line).
+        from kvmbench.base.errors import Fail
+        with tempfile.TemporaryDirectory() as d:
+            for rc, want in ((0, cb.GOOD), (1, cb.BAD), (127, cb.BAD), (125, cb.SKIP)):
+                v = cb.command_verdict(["sh", "-c", f"test -s \"$1\" && exit {rc}", "sh"], d)
+                self.assertEqual(v({"KVM": "y"}), want, rc)
+            with self.assertRaises(Fail):
+                cb.command_verdict(["sh", "-c", "exit 128"], d)({"KVM": "y"})
+
     def test_two_options_together(self):
         # The step needs both: the search ends on a group it cannot part.
         good, bad = configs()
@@ -186,6 +221,18 @@ class Refusals(unittest.TestCase):
         for bad in ("fedora", "debian:", "small:6.12", "Debian"):
             with self.assertRaises(UsageError):
                 kvm_config.parse_base(bad)
+        # A .config file's path (with a /): taken whole; one that is
+        # missing or holds no CONFIG_ line refused.
+        with tempfile.TemporaryDirectory() as d:
+            good, empty = os.path.join(d, "good.config"), os.path.join(d, "empty.config")
+            with open(good, "w") as f:
+                f.write("CONFIG_X86_64=y\n# CONFIG_KVM is not set\n")
+            open(empty, "w").close()
+            self.assertEqual(kvm_config.parse_base(good), ("file", good))
+            for bad in (empty, os.path.join(d, "missing.config")):
+                with self.assertRaises(UsageError):
+                    kvm_config.parse_base(bad)
+            self.assertEqual(kvm_config.split_configs([good, "A=y"]), (good, ["A=y"]))
         self.assertEqual(kvm_config.split_configs(["debian", "KVM_SW_PROTECTED_VM=y"]),
                          ("debian", ["KVM_SW_PROTECTED_VM=y"]))
         self.assertEqual(kvm_config.split_configs(["A=y"]), ("small", ["A=y"]))
@@ -216,11 +263,178 @@ class Refusals(unittest.TestCase):
             for args in (["--src", "/", "--good", f.name, "--bad", f.name, "--", "true"],
                          ["--src", "/", "--good", f.name, "--bad", "/nonexistent", "--",
                           "true"],
-                         ["--src", "/", "--good", f.name, "--bad", f.name]):
+                         ["--src", "/", "--good", f.name, "--bad", f.name],
+                         # --patch: what it needs, before any build
+                         ["--src", "/", "--good", f.name, "--bad", f.name, "--patch",
+                          "/nonexistent.patch", "--", "dirty_log_perf_test"],
+                         ["--src", "/", "--good", f.name, "--bad", f.name, "--patch",
+                          f.name, "--figure", "dirty_ns_avg", "--threshold", "1", "--",
+                          "dirty_log_perf_test"],
+                         ["--src", "/", "--good", f.name, "--bad", f.name, "--figure",
+                          "dirty_ns_avg", "--", "true"]):
                 r = subprocess.run(cbc + args, env=env, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
                 self.assertEqual(r.returncode, 2, (args, r.stderr))
                 self.assertNotIn("Traceback", r.stderr)
+
+
+class FileBase(unittest.TestCase):
+    """vm/kvm-build --whole --config PATH: the config refused when it is
+    another arch's or has KVM off, else one build directory for every
+    file of the tree (a bisection's candidates rebuild in place), the
+    compiler the file names, its KVM kept as it has it."""
+
+    def tree(self, d):
+        for a in ("x86", "arm64"):
+            os.makedirs(os.path.join(d, "src", "arch", a))
+            open(os.path.join(d, "src", "arch", a, "Kconfig"), "w").close()
+        with open(os.path.join(d, "src", "Makefile"), "w") as f:
+            f.write("VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 111\n")
+        return os.path.join(d, "src")
+
+    def config(self, d, name, text):
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_file_base(self):
+        from kvmbench.kbuild import kvm_build
+        with tempfile.TemporaryDirectory() as d:
+            src = self.tree(d)
+            one = self.config(d, "one.config", "CONFIG_X86_64=y\nCONFIG_KVM=m\n"
+                              "CONFIG_KVM_AMD=m\n# CONFIG_KVM_INTEL is not set\n"
+                              'CONFIG_CC_VERSION_TEXT="gcc (Debian 12.2.0-14) 12.2.0"\n')
+            two = self.config(d, "two.config", "CONFIG_X86_64=y\nCONFIG_KVM=y\n")
+            b1 = kvm_build.WholeBuild("x86_64", src, base=one)
+            b2 = kvm_build.WholeBuild("x86_64", src, base=two)
+            self.assertEqual(b1.dir, b2.dir)
+            self.assertNotEqual(b1.dir, kvm_build.WholeBuild("x86_64", src).dir)
+            self.assertEqual(b1.need, [("KVM", "m", b1.need[0][2]), ("KVM_AMD", "m",
+                                                                     b1.need[1][2])])
+            self.assertEqual(b1.kernel_config(), one)
+            self.assertIn("gcc", " ".join(b1.make_cmd()))
+            for text, why in (("CONFIG_ARM64=y\nCONFIG_KVM=y\n", "not an x86_64 config"),
+                              ("CONFIG_X86_64=y\n# CONFIG_KVM is not set\n", "CONFIG_KVM off")):
+                with self.assertRaises(UsageError) as e:
+                    kvm_build.WholeBuild("x86_64", src, base=self.config(d, "x.config", text))
+                self.assertIn(why, str(e.exception))
+
+
+class PatchVerdicts(unittest.TestCase):
+    """bench/config-bisect --patch's verdict on known runs: the step
+    shown (bad), not shown (good, also on an A/A pair), a side that
+    cannot be built or run (cannot test); and its plan."""
+
+    def verdict(self, a_vals, b_vals, fail=None):
+        from kvmbench.attribution import config_verdict as cv
+        c = type("C", (), {})()
+        c.src, c.arch, c.patches = "/src", "x86_64", ["/p.patch"]
+        c.figure, c.threshold, c.runs, c.direction = "dirty_ns_avg", 1.0, 8, "worse"
+        built = []
+
+        def build_side(out, **kw):
+            built.append((os.path.basename(out), kw["base"], tuple(kw["patches"])))
+            if fail == "build" and kw["patches"]:
+                raise UsageError("patch does not apply")
+            return {"vm_args": []}
+
+        def measure_side(c_, desc, out, side, n):
+            vals = b_vals if out.endswith("-b") else a_vals
+            if fail == "boot" and out.endswith("-b"):
+                raise cv.CannotTest()
+            return [], {"dirty_ns_avg": vals}, {"dirty_ns_avg": "ns"}
+        saved = cv.kvm_build.build_side, cv.measure_side
+        cv.kvm_build.build_side, cv.measure_side = build_side, measure_side
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                v = cv.PatchVerdict(c, d, looks=cv.plan(40))
+                got = v({"KVM": "y", "X86_64": "y"})
+                self.assertTrue(os.path.isfile(os.path.join(d, "candidate-01.config")))
+        finally:
+            cv.kvm_build.build_side, cv.measure_side = saved
+        self.assertEqual(built[0][0], "kvm-a")
+        self.assertEqual(built[0][2], ())
+        if len(built) > 1:
+            self.assertEqual(built[1][2], ("/p.patch",))
+        return got
+
+    def test_verdicts(self):
+        a = [100.0 + 0.1 * i for i in range(8)]
+        self.assertEqual(self.verdict(a, [x * 1.02 for x in a]), cb.BAD)
+        self.assertEqual(self.verdict(a, [x * 1.005 for x in a]), cb.GOOD)    # < threshold
+        self.assertEqual(self.verdict(a, [x * 0.98 for x in a]), cb.GOOD)     # the other way
+        self.assertEqual(self.verdict(a, list(reversed(a))), cb.GOOD)         # A/A
+        self.assertEqual(self.verdict(a, a, fail="build"), cb.SKIP)
+        self.assertEqual(self.verdict(a, a, fail="boot"), cb.SKIP)
+
+    def test_plan(self):
+        from kvmbench.attribution import config_verdict as cv
+        self.assertEqual(cv.plan(1), 4)
+        self.assertEqual(cv.plan(1353), 24)
+        # Enough for the search: both ends and a halving each, in every
+        # planted case of the simulation.
+        for n in (2, 5, 40, 1000):
+            good, bad = configs(n)
+            res = cb.bisect(good, bad, lambda c: c, oracle([sorted(good)[n // 2]]),
+                            max_steps=cv.plan(n))
+            self.assertEqual(res.options, [sorted(good)[n // 2]])
+
+
+class Inlined(unittest.TestCase):
+    """bench/inlined: the calls read from objdump -dr's text (as the two
+    builds of 6.12.113's svm.o print them), and its refusals (128, one
+    line, before any build)."""
+
+    DIS = """
+0000000000003b80 <msr_write_intercepted>:
+    3b80:\tcall   3b85 <msr_write_intercepted+0x5>
+\t\t\t3b81: R_X86_64_PLT32\t__fentry__-0x4
+0000000000007f40 <svm_vcpu_run>:
+    7f40:\tpush   %rbp
+    7f5a:\tcall   3b80 <msr_write_intercepted>
+    7f70:\tcall   7f75 <svm_vcpu_run+0x35>
+\t\t\t7f71: R_X86_64_PLT32\tmsr_write_intercepted_other-0x4
+    7f80:\tjmp    8000 <svm_vcpu_enter_exit>
+0000000000008000 <svm_vcpu_enter_exit>:
+    8000:\tcall   8005 <svm_vcpu_enter_exit+0x5>
+\t\t\t8001: R_X86_64_PLT32\tmsr_write_intercepted-0x4
+"""
+
+    def test_calls(self):
+        from kvmbench.attribution import inlined
+        self.assertEqual(inlined.calls(self.DIS, "svm_vcpu_run", "msr_write_intercepted"),
+                         (True, 1))
+        # A call through a relocation (another section), a tail jump.
+        self.assertEqual(inlined.calls(self.DIS, "svm_vcpu_enter_exit",
+                                       "msr_write_intercepted"), (True, 1))
+        self.assertEqual(inlined.calls(self.DIS, "svm_vcpu_run", "svm_vcpu_enter_exit"),
+                         (True, 1))
+        # Inlined: the caller there, no call; a caller that is not.
+        inl = self.DIS.replace("call   3b80 <msr_write_intercepted>", "testb  $0x1,0x200(%rdi)")
+        self.assertEqual(inlined.calls(inl, "svm_vcpu_run", "msr_write_intercepted"),
+                         (True, 0))
+        self.assertEqual(inlined.calls(self.DIS, "svm_vcpu_load", "msr_write_intercepted"),
+                         (False, 0))
+
+    def test_command_line(self):
+        cmd = [sys.executable, "-m", "kvmbench.attribution.inlined"]
+        env = dict(os.environ, PYTHONPATH=BENCH)
+        with tempfile.TemporaryDirectory() as d:
+            cfg = os.path.join(d, "c.config")
+            with open(cfg, "w") as f:
+                f.write("CONFIG_X86_64=y\nCONFIG_KVM=y\n")
+            base = ["--src", d, "--in", "svm_vcpu_run", "--call", "msr_write_intercepted"]
+            for args in (base + ["--object", "svm.o"],                       # no CONFIG
+                         base + ["--object", "/abs/svm.o", cfg],
+                         base + ["--object", "svm.c", cfg],
+                         base + ["--object", "arch/x86/kvm/svm/svm.o", cfg],   # no such .c
+                         base + ["--object", "svm.o", os.path.join(d, "none.config")],
+                         ["--src", d, "--object", "svm.o", "--in", "a b", "--call", "x", cfg]):
+                r = subprocess.run(cmd + args, env=env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+                self.assertEqual(r.returncode, 128, (args, r.stderr))
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
 
 
 class DebianConfig(unittest.TestCase):

@@ -392,13 +392,28 @@ class KvmSidesOptions(unittest.TestCase):
                 with mock.patch.object(kvm_build, 'build_side', side):
                     kvm_sides.build(c, d)
                 self.assertEqual([(k['base'], k['src']) for k in got], [(base, d)] * 2, argv)
+            # NAME=VALUE options go to both sides' builds.
+            c = compare.parse(two + ['--config', 'KVM_SW_PROTECTED_VM=y', '--config',
+                                     'debian', '--', 'guest_print_test'])
+            got = []
+            with mock.patch.object(kvm_build, 'build_side',
+                                   lambda out, **kw: got.append(kw) or {
+                                       'vm_args': [], 'release': '6.12.111', 'src': d}):
+                kvm_sides.build(c, d)
+            self.assertEqual([(k['base'], k['configs']) for k in got],
+                             [('debian', ['KVM_SW_PROTECTED_VM=y'])] * 2)
             for argv, msg in (
-                    (two + ['--config', 'fedora'], "--config fedora: a base config is 'small' "
-                     "or 'debian[:VERSION]'"),
-                    (two + ['--config', 'KVM=y'], "--config KVM=y: a base config"),
-                    (['--patch', __file__, '--config', 'debian'], '--config goes with --kvm-src'),
+                    (two + ['--config', 'fedora'], "--config fedora: a base config is 'small', "
+                     "'debian[:VERSION]'"),
+                    (two + ['--config', 'debian', '--config', 'small'],
+                     "--config names two base configs"),
+                    (two + ['--config', './none.config'], "--config ./none.config: no such"),
+                    (['--patch', __file__, '--config', 'debian'],
+                     '--config debian goes with --kvm-src'),
                     (['--kernels', '6.1,6.12', '--config', 'debian'],
-                     '--config goes with --kvm-src')):
+                     '--config debian goes with --kvm-src'),
+                    (['--kernels', '6.1,6.12', '--config', 'KVM_AMD_SEV=n'],
+                     '--config NAME=VALUE goes with --patch or --kvm-src')):
                 with self.assertRaises(compare.Usage) as e:
                     compare.parse(argv + ['--', 'guest_print_test'])
                 self.assertTrue(str(e.exception).startswith(msg), (argv, str(e.exception)))

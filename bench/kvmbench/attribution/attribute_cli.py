@@ -25,15 +25,15 @@ import time
 
 from kvmbench.base.errors import Fail, UsageError
 from kvmbench.verdicts.render import print_profile
-from kvmbench.verdicts.results import Results, load_profiles, load_side, side_files
+from kvmbench.verdicts.results import load_profiles
 from kvmbench.verdicts.stats import (FAMILY_LEVEL, TooFewRuns, compare_profiles, judge, least_runs,
                                      profile_runs, runs_refusal)
 from kvmbench.kernels import debian
 from kvmbench.vmrun import cli, runner
-from kvmbench.vmrun.cli import Parser, Usage, test_command, vm_size
+from kvmbench.vmrun.cli import Parser, Usage, test_command
 from kvmbench.kbuild import kvm_build, kvm_config, kvm_tree
 from . import attribute, coupling, ddmin, mail
-from .bisect import Bisect, CannotTest
+from .bisect import Bisect, CannotTest, measure_side, vm_checks
 
 PROG = 'bench/attribute'
 HELP = r"""
@@ -304,17 +304,7 @@ def parse(argv):
     if c.arch not in kvm_tree.SRCARCH:
         raise Usage("unknown --arch '%s' (x86_64, arm64)" % c.arch)
     c.mem = c.mem or '2G'
-    try:
-        c.clock_arg, c.clock = c.clock, runner.clock_pick(c.clock, c.cpu, c.smp)
-        c.smp = c.smp or (1 if c.clock == 'icount' else 2)
-        c.env = runner.clock_env(c.clock, c.smp)
-    except ValueError as e:
-        raise Usage(str(e))
-    c.arch = vm_size(c.arch, c.mem)
-    why = runner.check_cpu(c.cpu, c.arch)
-    if why:
-        raise Usage(why)
-    cli.check_test(c.test, c.arch)
+    vm_checks(c)
     test_checks(c)
     return c
 
@@ -502,18 +492,12 @@ class Attribution:
         vm.arch, vm.cpu, vm.smp, vm.mem = c.arch, c.cpu, c.smp, c.mem
         vm.env = self.profile_env() if profile else c.env
         vm.test, vm.args = c.test, c.args
-        out = os.path.join(self.out, 'runs', name)
-        b = Bisect(vm, out)
+        n = max(self.runs, profile_runs()) if profile else self.runs
         try:
-            b.suite(desc)
-            b.results = Results(out, PROG)
-            n = max(self.runs, profile_runs()) if profile else self.runs
-            b.results.total = n + 1
-            b.boot_runs('b', desc['vm_args'], n, 0, profile)
+            self.paths[name], figs, units = measure_side(
+                vm, desc, os.path.join(self.out, 'runs', name), 'b', n, profile)
         except CannotTest:
             return None
-        self.paths[name] = side_files(b.results.path('b'))
-        figs, units = load_side(self.paths[name])
         vals = figs.get(c.figure)
         if not vals or len(vals) < 2:
             info('%s: the figure %s is missing or fewer than 2 runs passed' % (name, c.figure))

@@ -19,7 +19,8 @@ import tempfile
 
 from kvmbench.base.errors import Fail, say
 from kvmbench.verdicts import stats_cli
-from kvmbench.verdicts.results import Results, baseline_samples, baseline_values
+from kvmbench.verdicts.results import (Results, baseline_samples, baseline_values, load_side,
+                                       side_files)
 from kvmbench.verdicts.stats import runs_refusal
 from kvmbench.kernels import build as _build, debian
 from kvmbench.vmrun import cli, runner
@@ -182,20 +183,7 @@ def check(c):
         raise Usage('--figure is required (e.g. rate, time_ns)')
     if c.threshold is None:
         raise Usage("--threshold must be a percentage, e.g. 10: ''")
-    try:
-        c.clock_arg, c.clock = c.clock, runner.clock_pick(c.clock, c.cpu, c.smp)
-    except ValueError as e:
-        raise Usage(str(e))
-    c.smp = c.smp or (1 if c.clock == 'icount' else 2)
-    c.arch = vm_size(c.arch, c.mem)
-    check_test(c.test, c.arch)
-    why = runner.check_cpu(c.cpu, c.arch)
-    if why:
-        raise Usage(why)
-    try:
-        c.env = runner.clock_env(c.clock, c.smp)
-    except ValueError as e:
-        raise Usage(str(e))
+    vm_checks(c)
     side = c.baseline[-2:] if re.search(':[ab]$', c.baseline) else ''
     if not c.baseline:
         c.base_kind = 'json'        # --series measures it first
@@ -227,6 +215,39 @@ def check(c):
     if c.out:
         cli.check_out('--out', c.out, PROG)
     return c
+
+
+def vm_checks(c):
+    """The VM's options on @c checked and completed (Usage): the clock
+    (c.clock_arg as given, c.clock picked), c.smp (1 under icount, else
+    2, unless given), c.env, c.arch (vm_size: the memory checked), the
+    CPU, the test (one of the suite's for the arch)."""
+    try:
+        c.clock_arg, c.clock = c.clock, runner.clock_pick(c.clock, c.cpu, c.smp)
+        c.smp = c.smp or (1 if c.clock == 'icount' else 2)
+        c.env = runner.clock_env(c.clock, c.smp)
+    except ValueError as e:
+        raise Usage(str(e))
+    c.arch = vm_size(c.arch, c.mem)
+    check_test(c.test, c.arch)
+    why = runner.check_cpu(c.cpu, c.arch)
+    if why:
+        raise Usage(why)
+
+
+def measure_side(c, desc, out, side, n, profile=False):
+    """One boot of the build @desc (kvm_build.build_side's), the suite
+    built for it: a warm-up and @n runs of c.test as @side, in @out.
+    Returns (the runs' JSON files, {figure: values}, {figure: unit});
+    CannotTest when it does not boot or the suite cannot be built."""
+    b = Bisect(c, out)
+    b.suite(desc)
+    b.results = Results(out, PROG)
+    b.results.total = n + 1
+    b.boot_runs(side, desc['vm_args'], n, 0, profile)
+    files = side_files(b.results.path(side))
+    figs, units = load_side(files)
+    return files, figs, units
 
 
 def check_baseline(path, figure):

@@ -287,8 +287,9 @@ class Build(BuildDir):
 
 
 class WholeBuild(BuildDir):
-    """A whole kernel from any tree (KVM built in), with a small config:
-    out of tree, the tree only read, cached per tree, arch and config."""
+    """A whole kernel from any tree (KVM built in), with a small config,
+    Debian's, or a .config file given: out of tree, the tree only read,
+    cached per tree, arch and base."""
 
     def __init__(self, arch, src, patches=(), configs=(), jobs=2, base="small"):
         self.arch = arch
@@ -303,8 +304,22 @@ class WholeBuild(BuildDir):
         self.patches = [kvm_tree.Patch(p) for p in patches]
         self.settings = [kvm_tree.parse_config_opt(c) for c in configs]
         kind, want = kvm_config.parse_base(base)
-        self.kernel = None
-        if kind == "debian":
+        self.kernel = self.file = None
+        if kind == "file":
+            # A .config given whole (bench/config-bisect's candidates):
+            # olddefconfig resolves it; KVM must stay as the file has it.
+            self.file = want
+            got = kvm_tree.read_config(want)
+            if got.get(kvm_tree.ARCH_SYMBOL[arch], "n") != "y":
+                raise UsageError(f"--config {base}: not an {arch} config (no "
+                                 f"CONFIG_{kvm_tree.ARCH_SYMBOL[arch]}=y)")
+            if got.get("KVM", "n") == "n":
+                raise UsageError(f"--config {base}: the config has CONFIG_KVM off; the "
+                                 "suite tests KVM")
+            self.need = [(n, got[n], "the config file has it, the suite tests KVM")
+                         for n in ("KVM", "KVM_AMD", "KVM_INTEL") if got.get(n, "n") != "n"]
+            self.base = want
+        elif kind == "debian":
             # Debian's kernel of that name (its image package's
             # /boot/config-RELEASE is the base config).
             want = kvm_config.debian_kernel_for(want, self.version,
@@ -317,9 +332,11 @@ class WholeBuild(BuildDir):
         else:
             self.need = kvm_config.whole_settings(arch, self.src)
             self.base = "small"
-        # One build directory a tree, arch and base config: a change of
-        # options (--config, the suite's) rebuilds what reads them, in place.
-        key = "\0".join([self.src, arch, "whole"] + ([self.base] if self.kernel else []))
+        # One build directory a tree, arch and base config (one for every
+        # .config file given: a bisection's candidates): a change of
+        # options rebuilds what reads them, in place.
+        key = "\0".join([self.src, arch, "whole"] + ([self.base] if self.kernel else []) +
+                        (["file"] if self.file else []))
         self.dir = os.path.join(debian.cache_dir(), "kvm-build",
                                 hashlib.sha256(key.encode()).hexdigest()[:12])
         self.work = os.path.join(self.dir, "src")
@@ -336,9 +353,9 @@ class WholeBuild(BuildDir):
         if cross:
             cmd.append(f"CROSS_COMPILE={cross}")
         cc = f"{cross}gcc"
-        if self.kernel:
-            # The compiler Debian's kernel names (CONFIG_CC_VERSION_TEXT:
-            # x86_64-linux-gnu-gcc-12) where this host has it.
+        if self.kernel or self.file:
+            # The compiler the base config names (CONFIG_CC_VERSION_TEXT:
+            # x86_64-linux-gnu-gcc-12 for Debian's) where this host has it.
             cc = self.kernel_cc() or cc
         if shutil.which("ccache"):
             # Its own cache (CCACHE_DIR unless set), kept with the builds;
@@ -352,12 +369,20 @@ class WholeBuild(BuildDir):
         return cmd + list(targets)
 
     def kernel_cc(self):
-        """The compiler Debian's kernel was built with, if this host has it."""
+        """The compiler the base config names, if this host has it."""
         return debian_cc(self.kernel_config())
 
     def kernel_config(self):
-        """Debian's kernel's own config (its image package's /boot/config-*)."""
+        """The base config's file: Debian's kernel's own (its image
+        package's /boot/config-*) or the one given."""
+        if self.file:
+            return self.file
         return os.path.join(self.kernel.image_dir, "boot", "config-" + self.kernel.release)
+
+    def modular(self):
+        """Whether the config builds modules (Debian's, a file with =m)."""
+        return bool(self.kernel) or "m" in kvm_tree.read_config(
+            os.path.join(self.obj, ".config")).values()
 
     TOOLS = ("ccache", "xz-utils")
 
@@ -369,7 +394,7 @@ class WholeBuild(BuildDir):
         want = os.path.join(self.dir, "config.want")
         new = "\n".join([f"{n}={v}" for n, v, _ in self.need] +
                         [f"{n}={v}" for n, v in self.settings]) + "\n"
-        if self.kernel:
+        if self.kernel or self.file:
             with open(self.kernel_config(), encoding="utf-8", errors="replace") as f:
                 new = f"base {self.base}\n" + f.read() + new
         dot = os.path.join(self.obj, ".config")
@@ -383,6 +408,9 @@ class WholeBuild(BuildDir):
         os.makedirs(self.obj, exist_ok=True)
         if self.kernel:
             self.debian_config(dot)
+        elif self.file:
+            kvm_tree.write_config(self.file, self.settings, dot)
+            self.run_make("make olddefconfig", "olddefconfig")
         else:
             self.run_make("make tinyconfig", "tinyconfig")
             settings = [(n, v) for n, v, _ in self.need] + self.settings
@@ -475,11 +503,19 @@ class WholeBuild(BuildDir):
     def image_target(self):
         return "Image" if self.arch == "arm64" else "bzImage"
 
+    def build_object(self, target):
+        """Only TARGET (an object, arch/x86/kvm/svm/svm.o) and what it
+        needs (make prepare): its path in the build directory."""
+        with self.prepared():
+            self.run_make("make prepare", "prepare")
+            self.run_make(f"make {target}", target)
+        return os.path.join(self.obj, target)
+
     def build(self):
         """Build; returns (timings, [image, config])."""
         with self.prepared() as t:
             t["kernel"] = self.run_make(f"make {self.image_target()}", self.image_target())
-            if self.kernel:
+            if self.modular():
                 t["modules"] = self.run_make("make modules", "modules")
             t["headers"] = self.run_make("make headers_install", "headers_install",
                                          f"INSTALL_HDR_PATH={self.uapi}")
@@ -501,7 +537,8 @@ class WholeBuild(BuildDir):
         shutil.copyfile(artefacts[0], os.path.join(out, "boot", name))
         shutil.copyfile(artefacts[1], os.path.join(out, "boot", "config-" + self.release))
         shutil.rmtree(os.path.join(out, "lib"), ignore_errors=True)
-        if self.kernel:
+        modular = self.modular()
+        if modular:
             # The guest's modules (localmodconfig's), for vm/run --modules.
             self.run_make("make modules_install", "modules_install",
                           f"INSTALL_MOD_PATH={os.path.abspath(out)}", "INSTALL_MOD_STRIP=1",
@@ -514,7 +551,7 @@ class WholeBuild(BuildDir):
             "config": [f"{n}={v}" for n, v in self.settings], "base": self.base,
             "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         }
-        if self.kernel:
+        if modular:
             desc["modules"] = os.path.join(os.path.abspath(out), "lib", "modules", self.release)
         write_desc(out, desc)
         desc["image"] = os.path.join(out, "boot", name)
@@ -675,7 +712,8 @@ def parse_args(argv):
                    "KVM_SW_PROTECTED_VM=y); with --whole, a value without '=' names the "
                    "base config: small (default) or debian[:VERSION] (the Debian kernel's "
                    "own config, its modules reduced to the guest's; VERSION as vm/run "
-                   "--debian-kernel takes it, default the tree's version)")
+                   "--debian-kernel takes it, default the tree's version) or a .config "
+                   "file's path with a / (./good.config: taken whole, olddefconfig)")
     p.add_argument("--other-version", action="store_true",
                    help="--src TREE may be another version of the kernel's series: its "
                    "KVM modules built against that kernel (to place a step between two "
@@ -712,7 +750,7 @@ def parse_args(argv):
 def main_whole(a, t0):
     b = WholeBuild(a.arch, a.src, a.patch, a.config, a.jobs, a.base)
     kind = "KVM built in, the small config" if b.base == "small" else \
-        f"Debian's {b.kernel.release} config"
+        f"Debian's {b.kernel.release} config" if b.kernel else f"the config {b.file}"
     info(f"building a whole {a.arch} kernel ({kind}) from {b.src} (Linux {b.version})"
          + "".join(f"\n  + {p.subject} ({p.path})" for p in b.patches)
          + (f"\n  config: {' '.join(a.config)}" if a.config else "")

@@ -124,20 +124,28 @@ TOOLCHAIN = ("_VERSION", "_VERSION_TEXT")
 
 
 def parse_base(value):
-    """('small', '') or ('debian', VERSION or '') of a base config's name
-    ('small', 'debian', 'debian:6.12.111+deb12'); UsageError otherwise."""
+    """('small', ''), ('debian', VERSION or '') or ('file', PATH) of a
+    base config ('small', 'debian', 'debian:6.12.111+deb12', or a path
+    with a '/' to a .config file: ./good.config); UsageError otherwise."""
+    if "/" in value and not value.startswith("debian:"):
+        path = os.path.abspath(value)
+        if not os.path.isfile(path):
+            raise UsageError(f"--config {value}: no such config file")
+        if not kvm_tree.read_config(path):
+            raise UsageError(f"--config {value}: not a kernel .config (no CONFIG_ line)")
+        return "file", path
     name, _, ver = value.partition(":")
     if name not in BASES or (name == "small" and ver) or (":" in value and not ver):
-        raise UsageError(f"--config {value}: a base config is 'small' or "
-                         "'debian[:VERSION]' (VERSION as vm/run --debian-kernel takes it), "
-                         "an option NAME=VALUE")
+        raise UsageError(f"--config {value}: a base config is 'small', "
+                         "'debian[:VERSION]' (VERSION as vm/run --debian-kernel takes it) "
+                         "or a .config file's path (with a /), an option NAME=VALUE")
     return name, ver
 
 
 def base_config(value):
     """An argparse type: --config of bench/compare and bench/attribute, a
-    whole kernel's base config (parse_base's: small, debian[:VERSION]) as
-    given; UsageError otherwise."""
+    whole kernel's base config (parse_base's: small, debian[:VERSION], a
+    .config file's path) as given; UsageError otherwise."""
     parse_base(value)
     return value
 

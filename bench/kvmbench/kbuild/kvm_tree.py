@@ -16,6 +16,8 @@ import time
 from kvmbench.base.errors import UsageError
 
 SRCARCH = {"x86_64": "x86", "arm64": "arm64"}
+# The option every config of the arch has =y.
+ARCH_SYMBOL = {"x86_64": "X86_64", "arm64": "ARM64"}
 
 
 def kvm_dirs(arch):

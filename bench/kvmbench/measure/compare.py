@@ -36,7 +36,7 @@ usage: bench/compare --kernels A,B [options] -- TEST ARGS...
        bench/compare --builds DIR_A,DIR_B [options] -- TEST ARGS...
        bench/compare --options 'OPTS_A' 'OPTS_B' [options] -- TEST ARGS...
        bench/compare --patch FILE[,FILE...] [--debian-kernel V] [options] -- TEST ARGS...
-       bench/compare --kvm-src TREE_A,TREE_B [--debian-kernel V] [--config small|debian[:V]]
+       bench/compare --kvm-src TREE_A,TREE_B [--debian-kernel V] [--config small|debian[:V]|FILE]
                      [options] -- TEST ARGS...
        bench/compare --lava URL|local (--options A B | --kernels A,B | --builds A,B)
                      [--per-job N] [options] -- TEST ARGS...
@@ -144,7 +144,7 @@ VALUED = {'--arch': {}, '--cpu': {'default': ''},
                        'default': 0.0},
           '--profile-phase': {'dest': 'phase'},
           '--debian-kernel': {'default': ''}, '--table': {'default': ''},
-          '--config': {'type': kvm_config.base_config},
+          '--config': {'action': 'append', 'default': []},
           '--runs': {'type': positive('--runs')}, '--smp': {'type': positive('--smp')},
           '--per-boot': {'type': positive('--per-boot'), 'default': 2},
           '--run-timeout': {'type': positive('--run-timeout'), 'default': 600},
@@ -224,9 +224,13 @@ def parse(argv):
     if not c.mode:
         raise Usage("give --kernels A,B, --builds A,B, --options 'A' 'B', --patch FILE or "
                     "--kvm-src A,B")
-    if c.config and not (c.mode == 'kvm-src' or c.src_tree):
-        raise Usage('--config goes with --kvm-src (the base config of whole kernels from '
-                    'trees)')
+    c.config, c.config_opts = kvm_config.split_configs(c.config)   # Usage: exit 2
+    kvm_config.parse_base(c.config)
+    if c.config != 'small' and not (c.mode == 'kvm-src' or c.src_tree):
+        raise Usage('--config %s goes with --kvm-src (the base config of whole kernels from '
+                    'trees)' % c.config)
+    if c.config_opts and c.mode not in kvm_sides.MODES:
+        raise Usage('--config NAME=VALUE goes with --patch or --kvm-src (KVM built here)')
     if c.debian_kernel and c.mode not in kvm_sides.MODES:
         raise Usage('--debian-kernel goes with --patch or --kvm-src (--kernels takes versions)')
     c.debian_kernel = c.debian_kernel or '6.12'

@@ -27,8 +27,10 @@ HELP = """  --patch FILES     KVM from Debian's source of --debian-kernel (A) ag
                     the version of --debian-kernel gives KVM modules for it,
                     any other a whole kernel (vm/kvm-build --whole)
   --config C        with --kvm-src: whole kernels with the small config (small,
-                    the default) or Debian's (debian[:VERSION]: vm/kvm-build
-                    --whole --config), whatever the trees' versions
+                    the default), Debian's (debian[:VERSION]: vm/kvm-build
+                    --whole --config) or a .config file (a path with a /),
+                    whatever the trees' versions; NAME=VALUE (repeated): an
+                    option set on both sides (vm/kvm-build --config)
   --debian-kernel V  --patch, --kvm-src: the Debian kernel (default 6.12)
   --table FILE      the cover-letter table (the command, base and change,
                     the figures that moved, those that did not and what
@@ -65,7 +67,8 @@ def build(c, out):
     a bad tree: UsageError (exit 2); a failed build: BuildError (exit 1)."""
     c.kvm = {}
     for s in 'ab':
-        kw = {'kernel': c.debian_kernel, 'arch': c.arch, 'base': c.config or 'small'}
+        kw = {'kernel': c.debian_kernel, 'arch': c.arch, 'base': c.config,
+              'configs': c.config_opts}
         if c.mode == 'patch':
             kw['patches'] = c.patches if s == 'b' else []
             kw['src'] = c.src_tree or None
