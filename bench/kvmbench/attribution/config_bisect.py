@@ -25,10 +25,10 @@ import time
 
 from kvmbench.base.errors import Fail, UsageError
 from kvmbench.kbuild import kvm_tree
+from .config_verdict import BAD, GOOD, SKIP, write_dotconfig
 from kvmbench.vmrun.cli import Parser, Usage, test_command
 
 PROG = "bench/config-bisect"
-GOOD, BAD, SKIP = "good", "bad", "skip"
 TOOLCHAIN = ("CC_VERSION_TEXT", "GCC_VERSION", "LD_VERSION", "AS_VERSION", "PAHOLE_VERSION",
              "CLANG_VERSION", "LLD_VERSION", "RUSTC_VERSION", "RUSTC_LLVM_VERSION")
 
@@ -244,14 +244,6 @@ def settable_options(src):
                                         "endchoice", "comment", "source"):
                         cur = None
     return out
-
-
-def write_dotconfig(cfg, path):
-    """CFG ({NAME: VALUE}) as a .config file."""
-    with open(path, "w", encoding="utf-8") as f:
-        for n in sorted(cfg):
-            v = cfg[n]
-            f.write(f"# CONFIG_{n} is not set\n" if v == "n" else f"CONFIG_{n}={v}\n")
 
 
 def command_verdict(cmd, work):

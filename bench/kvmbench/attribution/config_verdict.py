@@ -21,7 +21,16 @@ from kvmbench.base.errors import Fail
 from kvmbench.verdicts.stats import judge
 from kvmbench.kbuild import kvm_build
 from .bisect import CannotTest, measure_side
-from .config_bisect import BAD, GOOD, SKIP, write_dotconfig
+
+GOOD, BAD, SKIP = "good", "bad", "skip"
+
+
+def write_dotconfig(cfg, path):
+    """CFG ({NAME: VALUE}) as a .config file."""
+    with open(path, "w", encoding="utf-8") as f:
+        for n in sorted(cfg):
+            v = cfg[n]
+            f.write(f"# CONFIG_{n} is not set\n" if v == "n" else f"CONFIG_{n}={v}\n")
 
 
 def plan(n):
