@@ -49,7 +49,6 @@ class PatchVerdict:
     def __init__(self, c, work, looks):
         self.c, self.work, self.looks = c, work, looks
         self.n = 0
-        self.lines = []
 
     def side(self, config, side):
         """The figure's values of one side on CONFIG (A: the tree, B: with
@@ -81,7 +80,7 @@ class PatchVerdict:
         a, unit = self.side(path, "a")
         b = self.side(path, "b")[0] if a else None
         if not b:
-            self.lines.append(f"STEP {self.n} cannot test")
+            print(f"STEP {self.n} cannot test", flush=True)
             return SKIP
         c = self.c
         bad, r = judge(c.figure, a, b, unit, c.threshold, looks=self.looks,
@@ -90,6 +89,5 @@ class PatchVerdict:
                 " ".join(f"{k}={r[k]:.4f}" if r[k] is not None else f"{k}=-"
                          for k in ("ratio", "lo", "hi")) +
                 f" runs={len(a)},{len(b)}: {'the step shows' if bad else 'no step'}")
-        self.lines.append(line)
         print(line, flush=True)
         return BAD if bad else GOOD
