@@ -20,7 +20,7 @@ sys.path.insert(0, BENCH)
 from kvmbench.base.errors import UsageError  # noqa: E402
 from kvmbench.base.tap import tap  # noqa: E402
 from kvmbench.kernels import debian  # noqa: E402
-from kvmbench.kbuild import kvm_config  # noqa: E402
+from kvmbench.kbuild import kvm_config, kvm_tree  # noqa: E402
 from kvmbench.attribution import config_bisect as cb  # noqa: E402
 
 
@@ -210,6 +210,11 @@ class RealKconfig(unittest.TestCase):
             # KVM_AMD, named alone: the options it selects (KVM_X86 and
             # what that selects) follow it.
             self.assertEqual(res.options, ["KVM_AMD"], res)
+            # A config resolved before is not resolved again: the file
+            # olddefconfig wrote last is left as it was.
+            os.unlink(os.path.join(d, ".config"))
+            self.assertEqual(resolve(dict(good, **more)), bad)
+            self.assertFalse(os.path.exists(os.path.join(d, ".config")))
 
 
 class Refusals(unittest.TestCase):
@@ -435,6 +440,38 @@ class Inlined(unittest.TestCase):
                                    stderr=subprocess.PIPE, text=True)
                 self.assertEqual(r.returncode, 128, (args, r.stderr))
                 self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
+    def test_real_object(self):
+        """One object of a real tree built with a config: a call to
+        another object (kvm.ko's kvm_load_guest_xsave_state) is CALLS,
+        exit 1; an __always_inline helper (to_svm) is INLINED, exit 0;
+        the tree only read."""
+        src = cached_tree()
+        if not src:
+            self.skipTest("no Debian linux-source tree in the cache (vm/kvm-build "
+                          "--debian-kernel 6.12 unpacks one)")
+        with tempfile.TemporaryDirectory() as d:
+            r = subprocess.run(["make", "-C", src, f"O={d}", "ARCH=x86_64", "tinyconfig"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.assertEqual(r.returncode, 0)
+            cfg = cb.olddefconfig(src, "x86_64", d)(dict(
+                kvm_tree.read_config(os.path.join(d, ".config")), VIRTUALIZATION="y",
+                KVM="y", KVM_AMD="y", CPU_SUP_AMD="y", X86_LOCAL_APIC="y",
+                HIGH_RES_TIMERS="y"))
+            self.assertEqual(cfg.get("KVM_AMD"), "y")
+            path = os.path.join(d, "kvm-amd.config")
+            cb.write_dotconfig(cfg, path)
+            cmd = [sys.executable, "-m", "kvmbench.attribution.inlined", "--src", src,
+                   "--object", "arch/x86/kvm/svm/svm.o", "--in", "svm_vcpu_run"]
+            env = dict(os.environ, PYTHONPATH=BENCH)
+            for callee, rc, word in (("kvm_load_guest_xsave_state", 1, "CALLS"),
+                                     ("to_svm", 0, "INLINED")):
+                r = subprocess.run(cmd + ["--call", callee, path], env=env, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                self.assertEqual(r.returncode, rc, r.stdout + r.stderr)
+                self.assertRegex(r.stdout, rf"^{word}\b.*svm_vcpu_run", r.stdout)
+        for f in (".config", "include/generated", "arch/x86/kvm/svm/svm.o"):
+            self.assertFalse(os.path.exists(os.path.join(src, f)), f"{f} written in the tree")
 
 
 class DebianConfig(unittest.TestCase):

@@ -201,15 +201,20 @@ def skip_around(g, b, cand, resolve, judge):
 def olddefconfig(src, arch, work, jobs=1):
     """A resolve function: the config written to WORK/.config, `make
     olddefconfig` run there on the tree SRC (out of tree: SRC only read),
-    the result read back."""
+    the result read back; once a distinct config (the ends, resolved for
+    the plan and again by bisect(), and the carrier's trials repeat)."""
     if not os.path.isfile(os.path.join(src, "arch", kvm_tree.SRCARCH[arch], "Kconfig")):
         raise UsageError(f"'{src}' is not a kernel source tree (no "
                          f"arch/{kvm_tree.SRCARCH[arch]}/Kconfig)")
     os.makedirs(work, exist_ok=True)
     dot = os.path.join(work, ".config")
     karch = "arm64" if arch == "arm64" else "x86_64"
+    done = {}
 
     def resolve(cfg):
+        key = frozenset(cfg.items())
+        if key in done:
+            return dict(done[key])
         write_dotconfig(cfg, dot)
         r = subprocess.run(["make", "-C", src, f"O={work}", f"-j{jobs}", f"ARCH={karch}",
                             "olddefconfig"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -217,7 +222,8 @@ def olddefconfig(src, arch, work, jobs=1):
         if r.returncode:
             raise Fail("make olddefconfig failed: " +
                        (r.stdout.strip().splitlines() or ["no output"])[-1])
-        return kvm_tree.read_config(dot)
+        done[key] = kvm_tree.read_config(dot)
+        return dict(done[key])
     return resolve
 
 

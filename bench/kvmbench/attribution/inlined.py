@@ -73,8 +73,7 @@ def parse(argv):
         if not re.fullmatch(r"[A-Za-z_]\w*", getattr(c, o)):
             p.error(f"{name} {getattr(c, o)}: not a function name")
     try:
-        kvm_config.parse_base(c.config if "/" in c.config else "./" + c.config)
-        c.config = os.path.abspath(c.config)
+        c.config = kvm_config.config_file(c.config, "CONFIG")
         src = os.path.join(c.src, c.object[:-2] + ".c")
         if not os.path.isfile(src) and not os.path.isfile(src[:-2] + ".S"):
             raise UsageError(f"--object {c.object}: no {c.object[:-2]}.c in {c.src}")

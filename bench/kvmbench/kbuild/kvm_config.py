@@ -123,17 +123,23 @@ DEBIAN_OFF = [("DEBUG_INFO_NONE", "y"), ("DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT", "
 TOOLCHAIN = ("_VERSION", "_VERSION_TEXT")
 
 
+def config_file(value, name="--config"):
+    """The absolute path of the kernel .config file VALUE (given as NAME);
+    UsageError when there is none or it has no CONFIG_ line."""
+    path = os.path.abspath(value)
+    if not os.path.isfile(path):
+        raise UsageError(f"{name} {value}: no such config file")
+    if not kvm_tree.read_config(path):
+        raise UsageError(f"{name} {value}: not a kernel .config (no CONFIG_ line)")
+    return path
+
+
 def parse_base(value):
     """('small', ''), ('debian', VERSION or '') or ('file', PATH) of a
     base config ('small', 'debian', 'debian:6.12.111+deb12', or a path
     with a '/' to a .config file: ./good.config); UsageError otherwise."""
     if "/" in value and not value.startswith("debian:"):
-        path = os.path.abspath(value)
-        if not os.path.isfile(path):
-            raise UsageError(f"--config {value}: no such config file")
-        if not kvm_tree.read_config(path):
-            raise UsageError(f"--config {value}: not a kernel .config (no CONFIG_ line)")
-        return "file", path
+        return "file", config_file(value)
     name, _, ver = value.partition(":")
     if name not in BASES or (name == "small" and ver) or (":" in value and not ver):
         raise UsageError(f"--config {value}: a base config is 'small', "
