@@ -485,12 +485,18 @@ class DebianConfig(unittest.TestCase):
         base = {"KVMGT": "m", "I915": "m", "VFIO": "m", "DRM": "m", "X86": "y",
                 "EXT_TRACK": "y", "OTHER": "m"}
         got = sorted(kvm_config.keep_for(["EXT_TRACK"], index, base))
-        self.assertEqual(got, [("DRM", "m"), ("I915", "m"), ("KVMGT", "m"), ("VFIO", "m"),
-                               ("X86", "y")])
+        self.assertEqual(got, [("DRM", "m"), ("EXT_TRACK", "y"), ("I915", "m"), ("KVMGT", "m"),
+                               ("VFIO", "m"), ("X86", "y")])
 
     def test_lost_builtins(self):
         base = {"A": "y", "B": "m", "DEBUG_INFO_BTF": "y", "GCC_VERSION": "120200", "C": "y"}
         self.assertEqual(kvm_config.lost_builtins(base, {"C": "y"}), ["A"])
+        # What KVM's code reads: a module left out counts (HYPERV=m), an
+        # option KVM does not read or Debian has off does not.
+        base = {"HYPERV": "m", "KVM_HYPERV": "y", "I915": "m", "OFF": "n", "GCC_VERSION": "1"}
+        self.assertEqual(kvm_config.lost_for_kvm(base, {"KVM_HYPERV": "y"},
+                                                 {"HYPERV", "KVM_HYPERV", "OFF", "GCC_VERSION"}),
+                         ["HYPERV"])
         self.assertEqual(kvm_config.lsmod_text(["kvm"]).splitlines()[1], "kvm 0 0")
 
 

@@ -462,9 +462,11 @@ class WholeBuild(BuildDir):
         self.run_make("make olddefconfig", "olddefconfig")
         got = kvm_tree.read_config(dot)
         asked = {n for n, _ in self.settings}
-        # An option KVM's code reads that a module left out selected
-        # (i915's KVMGT: KVM_EXTERNAL_WRITE_TRACKING) comes back with that
-        # module and what it depends on.
+        # An option KVM's code reads that went with the modules left out
+        # comes back as Debian has it, with what selects it and what that
+        # depends on: a module KVM's code tests (HYPERV=m: its Hyper-V
+        # TLB flush and clock paths), an option a module selected (i915's
+        # KVMGT: KVM_EXTERNAL_WRITE_TRACKING).
         miss = kvm_config.missing_options(self.need, got)
         if miss:
             raise UsageError(f"the config leaves CONFIG_{miss[0]}={got.get(miss[0], 'n')}, the "
@@ -473,8 +475,7 @@ class WholeBuild(BuildDir):
         kvm_reads = kvm_config.read_by_kvm(self.src, self.arch)
         kept = []
         for _ in range(3):
-            lost = [n for n in kvm_config.lost_builtins(deb, got)
-                    if n not in asked and n in kvm_reads]
+            lost = [n for n in kvm_config.lost_for_kvm(deb, got, kvm_reads) if n not in asked]
             if not lost:
                 break
             more = [o for o in kvm_config.keep_for(lost, kvm_config.kconfig_index(self.src), deb)

@@ -209,6 +209,15 @@ def lost_builtins(base, got):
                   and not n.startswith(("DEBUG_INFO", "PAHOLE", "RUSTC_")))
 
 
+def lost_for_kvm(base, got, reads):
+    """The options of READS (those KVM's code reads) that BASE ({NAME:
+    VALUE}) has on, =y or =m, and GOT has otherwise: a module the guest
+    does not load is one (Debian's HYPERV=m: KVM's code compiles its
+    Hyper-V paths in when IS_ENABLED(CONFIG_HYPERV))."""
+    return sorted(n for n in reads if base.get(n, "n") in ("y", "m") and
+                  got.get(n, "n") != base[n] and not n.endswith(TOOLCHAIN))
+
+
 def read_by_kvm(src, arch):
     """The options (NAME) KVM's code (its directories and headers) reads."""
     s = kvm_tree.SRCARCH[arch]
@@ -263,10 +272,11 @@ def kconfig_index(src):
 
 
 def keep_for(lost, index, base):
-    """[(NAME, VALUE)] that bring the options LOST back: the symbols that
-    select them and, transitively, what those depend on, each as the
-    config BASE ({NAME: VALUE}) has it (those BASE has off left out)."""
-    want = [s for s, (_, sel) in index.items() if sel & set(lost)]
+    """[(NAME, VALUE)] that bring the options LOST back: each itself, the
+    symbols that select it and, transitively, what those depend on, each
+    as the config BASE ({NAME: VALUE}) has it (those BASE has off left
+    out)."""
+    want = [s for s, (_, sel) in index.items() if sel & set(lost)] + sorted(lost, reverse=True)
     seen, out = set(), []
     while want:
         s = want.pop()
