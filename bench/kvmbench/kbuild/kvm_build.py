@@ -385,6 +385,9 @@ class WholeBuild(BuildDir):
             os.path.join(self.obj, ".config")).values()
 
     TOOLS = ("ccache", "xz-utils")
+    # The rules configure() derives .config by: a build directory whose
+    # config.want was written under others is configured again.
+    CONFIG_RULES = 2
 
     def configure(self):
         """OBJ/.config: tinyconfig, the settings, olddefconfig; refused
@@ -397,6 +400,7 @@ class WholeBuild(BuildDir):
         if self.kernel or self.file:
             with open(self.kernel_config(), encoding="utf-8", errors="replace") as f:
                 new = f"base {self.base}\n" + f.read() + new
+        new = f"rules {self.CONFIG_RULES}\n" + new
         dot = os.path.join(self.obj, ".config")
         try:
             with open(want, encoding="utf-8") as f:
