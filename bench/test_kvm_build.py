@@ -299,6 +299,36 @@ class KvmWhole(unittest.TestCase):
                 self.assertIn('CROSS_COMPILE=aarch64-linux-gnu-',
                               kvm_build.WholeBuild('arm64', d).make_cmd())
 
+    def test_configured_again_under_new_rules(self):
+        """A build directory keeps its .config while the inputs and the
+        rules are the same; one configured under other rules (its
+        config.want says so) is configured again."""
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.dict(os.environ, {"XDG_CACHE_HOME": os.path.join(d, "cache")}):
+            write_files(os.path.join(d, "src"), TREE)
+            b = kvm_build.WholeBuild('x86_64', os.path.join(d, "src"))
+            made = []
+
+            def run_make(what, *targets):
+                made.append(what)
+                os.makedirs(b.obj, exist_ok=True)
+                with open(os.path.join(b.obj, ".config"), "w") as f:
+                    f.write("".join(f"CONFIG_{n}={v}\n" for n, v, _ in b.need))
+                return 0.0
+            b.run_make = run_make
+            b.configure()
+            self.assertEqual(made, ["make tinyconfig", "make olddefconfig"])
+            self.assertEqual(b.configure(), 0.0)
+            self.assertEqual(len(made), 2, "configured again with nothing changed")
+            want = os.path.join(b.dir, "config.want")
+            with open(want) as f:
+                text = f.read()
+            self.assertTrue(text.startswith(f"rules {b.CONFIG_RULES}\n"))
+            with open(want, "w") as f:
+                f.write(f"rules {b.CONFIG_RULES - 1}\n" + text.split("\n", 1)[1])
+            b.configure()
+            self.assertEqual(len(made), 4, "not configured again under new rules")
+
     def test_first_error_and_out(self):
         with tempfile.TemporaryDirectory() as d:
             log = os.path.join(d, 'log')
