@@ -32,6 +32,7 @@ BOOT = {
         ("MULTIUSER", "the tests"), ("SHMEM", "memfd"), ("VIRTUALIZATION", "KVM"),
         ("HIGH_RES_TIMERS", "the tests' clocks"), ("ADVISE_SYSCALLS", "the tests' madvise()"),
         ("PERF_EVENTS", "the tests' perf_event_open()"),
+        ("KALLSYMS", "--profile names the kernel's functions (/proc/kallsyms)"),
     ],
     "x86_64": [
         ("SERIAL_8250", "vm/run's console (ttyS0)"),
