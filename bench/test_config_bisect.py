@@ -176,28 +176,34 @@ def cached_tree():
     return None
 
 
+def tiny_tree(test, d):
+    """(a cached tree, its resolve function, its tinyconfig resolved)
+    with the build in D; TEST skipped when the cache has no tree."""
+    src = cached_tree()
+    if not src:
+        test.skipTest("no Debian linux-source tree in the cache (vm/kvm-build "
+                      "--debian-kernel 6.12 unpacks one)")
+    r = subprocess.run(["make", "-C", src, f"O={d}", "ARCH=x86_64", "tinyconfig"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    test.assertEqual(r.returncode, 0)
+    resolve = cb.olddefconfig(src, "x86_64", d)
+    return src, resolve, resolve(kvm_tree.read_config(os.path.join(d, ".config")))
+
+
+# KVM in a tinyconfig (6.1's KVM also depends on HIGH_RES_TIMERS, 6.12's not).
+KVM_ON = {"VIRTUALIZATION": "y", "KVM": "y", "X86_LOCAL_APIC": "y", "HIGH_RES_TIMERS": "y"}
+
+
 class RealKconfig(unittest.TestCase):
     """olddefconfig on a real tree: KVM_AMD planted among options it needs
     and options it does not; no compile."""
 
     def test_olddefconfig_bisect(self):
-        src = cached_tree()
-        if not src:
-            self.skipTest("no Debian linux-source tree in the cache (vm/kvm-build "
-                          "--debian-kernel 6.12 unpacks one)")
         with tempfile.TemporaryDirectory() as d:
-            r = subprocess.run(["make", "-C", src, f"O={d}", "ARCH=x86_64", "tinyconfig"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            self.assertEqual(r.returncode, 0)
-            resolve = cb.olddefconfig(src, "x86_64", d)
-            with open(os.path.join(d, ".config")) as f:
-                good = resolve(dict(ln.strip()[7:].split("=", 1) for ln in f
-                                    if ln.startswith("CONFIG_")))
+            src, resolve, good = tiny_tree(self, d)
             # KVM in both; B adds KVM_AMD (which needs CPU_SUP_AMD) and
             # options that do not matter.
-            # (6.1's KVM also depends on HIGH_RES_TIMERS, 6.12's not.)
-            good = resolve(dict(good, VIRTUALIZATION="y", KVM="y", X86_LOCAL_APIC="y",
-                                HIGH_RES_TIMERS="y"))
+            good = resolve(dict(good, **KVM_ON))
             self.assertEqual(good.get("KVM"), "y")
             more = {"KVM_AMD": "y", "CPU_SUP_AMD": "y", "PRINTK": "y", "TTY": "y",
                     "BLK_DEV_INITRD": "y", "SYSFS": "y"}
@@ -446,18 +452,9 @@ class Inlined(unittest.TestCase):
         another object (kvm.ko's kvm_load_guest_xsave_state) is CALLS,
         exit 1; an __always_inline helper (to_svm) is INLINED, exit 0;
         the tree only read."""
-        src = cached_tree()
-        if not src:
-            self.skipTest("no Debian linux-source tree in the cache (vm/kvm-build "
-                          "--debian-kernel 6.12 unpacks one)")
         with tempfile.TemporaryDirectory() as d:
-            r = subprocess.run(["make", "-C", src, f"O={d}", "ARCH=x86_64", "tinyconfig"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            self.assertEqual(r.returncode, 0)
-            cfg = cb.olddefconfig(src, "x86_64", d)(dict(
-                kvm_tree.read_config(os.path.join(d, ".config")), VIRTUALIZATION="y",
-                KVM="y", KVM_AMD="y", CPU_SUP_AMD="y", X86_LOCAL_APIC="y",
-                HIGH_RES_TIMERS="y"))
+            src, resolve, tiny = tiny_tree(self, d)
+            cfg = resolve(dict(tiny, KVM_AMD="y", CPU_SUP_AMD="y", **KVM_ON))
             self.assertEqual(cfg.get("KVM_AMD"), "y")
             path = os.path.join(d, "kvm-amd.config")
             cb.write_dotconfig(cfg, path)
