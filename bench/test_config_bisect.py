@@ -10,6 +10,7 @@ Run: python3 bench/test_config_bisect.py (--tap: kselftest TAP)"""
 import glob
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -313,9 +314,13 @@ class FileBase(unittest.TestCase):
         from kvmbench.kbuild import kvm_build
         with tempfile.TemporaryDirectory() as d:
             src = self.tree(d)
+            # The compiler the config names, by the name this host's gcc
+            # has (x86_64-linux-gnu-gcc-12 on Debian 12), with or without
+            # ccache installed.
+            cc = os.path.basename(os.path.realpath(shutil.which("gcc")))
             one = self.config(d, "one.config", "CONFIG_X86_64=y\nCONFIG_KVM=m\n"
                               "CONFIG_KVM_AMD=m\n# CONFIG_KVM_INTEL is not set\n"
-                              'CONFIG_CC_VERSION_TEXT="gcc (Debian 12.2.0-14) 12.2.0"\n')
+                              f'CONFIG_CC_VERSION_TEXT="{cc} (Debian 12.2.0-14) 12.2.0"\n')
             two = self.config(d, "two.config", "CONFIG_X86_64=y\nCONFIG_KVM=y\n")
             b1 = kvm_build.WholeBuild("x86_64", src, base=one)
             b2 = kvm_build.WholeBuild("x86_64", src, base=two)
@@ -324,7 +329,16 @@ class FileBase(unittest.TestCase):
             self.assertEqual(b1.need, [("KVM", "m", b1.need[0][2]), ("KVM_AMD", "m",
                                                                      b1.need[1][2])])
             self.assertEqual(b1.kernel_config(), one)
-            self.assertIn("gcc", " ".join(b1.make_cmd()))
+            self.assertEqual(b1.kernel_cc(), cc)
+            if cc != "gcc":
+                self.assertIn(cc, [a[3:].split(" ")[-1] for a in b1.make_cmd()
+                                   if a.startswith("CC=")])
+            # One this host does not have: the build's own gcc.
+            absent = self.config(d, "absent.config", "CONFIG_X86_64=y\nCONFIG_KVM=y\n"
+                                 'CONFIG_CC_VERSION_TEXT="x86_64-linux-gnu-gcc-99 (x) 99"\n')
+            b3 = kvm_build.WholeBuild("x86_64", src, base=absent)
+            self.assertEqual(b3.kernel_cc(), "")
+            self.assertNotIn("gcc-99", " ".join(b3.make_cmd()))
             for text, why in (("CONFIG_ARM64=y\nCONFIG_KVM=y\n", "not an x86_64 config"),
                               ("CONFIG_X86_64=y\n# CONFIG_KVM is not set\n", "CONFIG_KVM off")):
                 with self.assertRaises(UsageError) as e:
